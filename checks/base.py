@@ -1,0 +1,138 @@
+"""The check protocol and the values every check returns: CheckContext in, CheckResult out.
+
+Exceptions in checks/ (this package never imports bot/):
+
+    CheckError            a check could not decide; becomes an ``error`` result
+     └─ SandboxError      user code in the child process failed (crash, hang, OOM, bad output)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from checks.changes import FileChange
+
+
+class CheckError(Exception):
+    """A check could not reach a decision. The message is shown to the user as is."""
+
+
+class SandboxError(CheckError):
+    """User code run in the sandbox failed; ``kind`` is one of timeout, memory, crash, exception, output."""
+
+    def __init__(self, message: str, *, kind: str, revision: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.revision = revision
+
+
+class Outcome(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    WARN = "warn"
+    ERROR = "error"
+    SKIPPED = "skipped"
+    # The check is required by the config but this version of gradgate cannot run it.
+    # Never counted as a pass.
+    UNAVAILABLE = "unavailable"
+
+
+class Severity(StrEnum):
+    BLOCKING = "blocking"  # a regression introduced by the PR: fails the gate
+    WARNING = "warning"  # worth a look; does not fail the gate
+    NOTE = "note"  # informational, including problems that already existed at base
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    kind: str  # machine-readable, e.g. "protected-line-changed"
+    severity: Severity
+    message: str  # what happened and what to do about it
+    file: str | None = None
+    line: int | None = None
+    details: str | None = None  # e.g. a before/after diff, shown folded
+    revision: str | None = None  # "base" or "head" when the finding is about one side
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    check: str
+    outcome: Outcome
+    summary: str  # one line, fits a status description
+    findings: tuple[Finding, ...] = ()
+    metrics: Mapping[str, float] = field(default_factory=dict)
+    duration_s: float = 0.0
+
+
+def outcome_for(findings: tuple[Finding, ...]) -> Outcome:
+    """The outcome a set of findings implies: any blocking finding fails, any warning warns."""
+    severities = {f.severity for f in findings}
+    if Severity.BLOCKING in severities:
+        return Outcome.FAIL
+    if Severity.WARNING in severities:
+        return Outcome.WARN
+    return Outcome.PASS
+
+
+class CheckSettings(BaseModel):
+    """Settings every check accepts; each check extends this with its own keys."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    timeout_s: float = Field(
+        default=600.0, gt=0, description="Wall-clock limit for this check, in seconds."
+    )
+
+
+class RevisionSource(Protocol):
+    """Read access to the two revisions; implemented by bot.gitdiff over a local clone."""
+
+    def read(self, revision: str, path: str) -> bytes | None:
+        """The file's bytes at ``revision`` (a SHA), or None if it does not exist there."""
+        ...
+
+    def checkout(self, revision: str) -> AbstractContextManager[Path]:
+        """A temporary directory holding the whole tree at ``revision``, removed on exit."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class CheckContext:
+    base_sha: str  # the merge-base the diff was taken from
+    head_sha: str
+    changes: tuple[FileChange, ...]
+    source: RevisionSource
+    settings: CheckSettings
+    # zone name -> the changed paths that fall in it, for zones that require this check
+    zones: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+class Check(Protocol):
+    """One check module's entry point. Checks are listed explicitly in checks.REGISTRY."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]  # a short human title for the report table
+    settings_model: ClassVar[type[CheckSettings]]
+    runs_user_code: ClassVar[bool]  # True: needs the sandbox and a trusted PR
+    available: ClassVar[bool]  # False: announced in the schema, not built yet
+
+    def run(self, ctx: CheckContext) -> CheckResult: ...
+
+
+def not_available(name: str) -> CheckResult:
+    return CheckResult(
+        check=name,
+        outcome=Outcome.UNAVAILABLE,
+        summary=f"`{name}` is not yet available in this version of gradgate",
+    )
+
+
+def coerce_settings(model: type[CheckSettings], raw: Mapping[str, Any] | None) -> CheckSettings:
+    return model.model_validate(dict(raw or {}))

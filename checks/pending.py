@@ -1,0 +1,40 @@
+"""Checks that the design announces but this version cannot run yet; they report `unavailable`."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from checks.base import CheckContext, CheckResult, CheckSettings, not_available
+
+
+class _Pending:
+    name: ClassVar[str]
+    title: ClassVar[str]
+    settings_model: ClassVar[type[CheckSettings]] = CheckSettings
+    runs_user_code: ClassVar[bool] = False
+    available: ClassVar[bool] = False
+
+    def run(self, ctx: CheckContext) -> CheckResult:
+        return not_available(self.name)
+
+
+class GradientCheck(_Pending):
+    name = "gradient"
+    title = "Gradient flow"
+    runs_user_code = True
+
+
+class CheckpointCheck(_Pending):
+    name = "checkpoint"
+    title = "Checkpoint compatibility"
+    runs_user_code = True
+
+
+class ConfigDocsCheck(_Pending):
+    name = "config-docs"
+    title = "Config and docs agree"
+
+
+class ApiContractCheck(_Pending):
+    name = "api-contract"
+    title = "API contracts"

@@ -1,0 +1,58 @@
+"""A real git repository in a temp dir, driven with the git CLI, for tests and benchmarks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+_ENV = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.com",
+    "GIT_COMMITTER_NAME": "Test Author",
+    "GIT_COMMITTER_EMAIL": "author@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "HOME": os.devnull,
+}
+
+
+class GitRepo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+        self.git("config", "commit.gpgsign", "false")
+
+    def git(self, *args: str) -> str:
+        env = {**os.environ, **_ENV}
+        done = subprocess.run(
+            ["git", *args], cwd=self.root, env=env, check=True, capture_output=True, text=True
+        )
+        return done.stdout.strip()
+
+    def write(self, path: str, text: str | bytes) -> Path:
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            target.write_bytes(text)
+        else:
+            target.write_text(text, encoding="utf-8")
+        return target
+
+    def remove(self, path: str) -> None:
+        self.git("rm", "-q", "--", path)
+
+    def move(self, old: str, new: str) -> None:
+        (self.root / new).parent.mkdir(parents=True, exist_ok=True)
+        self.git("mv", "--", old, new)
+
+    def commit(self, message: str = "change") -> str:
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+    def branch(self, name: str, start: str = "HEAD") -> None:
+        self.git("checkout", "-q", "-b", name, start)
+
+    def checkout(self, name: str) -> None:
+        self.git("checkout", "-q", name)
