@@ -1,0 +1,113 @@
+"""User functions that succeed, fail, hang, crash or misbehave, one way each."""
+
+import ctypes
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+
+NOT_CALLABLE = 42
+
+
+def returns_kwargs(**kwargs: object) -> dict[str, object]:
+    print("user code prints to stdout freely")
+    return {"kwargs": kwargs}
+
+
+class Factory:
+    @staticmethod
+    def build(n: int) -> list[int]:
+        return list(range(n))
+
+
+def report_environment() -> dict[str, object]:
+    return {
+        "cwd": os.getcwd(),
+        "sys_path": sys.path,
+        "env": dict(os.environ),
+        "rlimit_as": resource.getrlimit(resource.RLIMIT_AS)[0],
+    }
+
+
+def _check_shapes(rows: int) -> None:
+    raise ValueError(f"expected 4 rows, got {rows}")
+
+
+def raises_value_error() -> None:
+    _check_shapes(3)
+
+
+def returns_object() -> object:
+    return object()
+
+
+def returns_nan() -> float:
+    return float("nan")
+
+
+def returns_big(mb: int) -> str:
+    return "x" * (mb << 20)
+
+
+def prints_a_lot(mb: int) -> str:
+    line = "y" * 1023
+    for _ in range(mb << 10):
+        print(line)
+    return "done"
+
+
+def allocates(mb: int) -> int:
+    return len(bytearray(mb << 20))
+
+
+def sleeps_forever_ignoring_sigterm() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    while True:
+        time.sleep(1)
+
+
+def _start_sleeper(pid_file: str) -> None:
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    with open(pid_file, "w") as file:
+        file.write(str(sleeper.pid))
+
+
+def spawns_sleeping_grandchild(pid_file: str) -> None:
+    _start_sleeper(pid_file)
+    while True:
+        time.sleep(1)
+
+
+def returns_leaving_grandchild(pid_file: str) -> str:
+    _start_sleeper(pid_file)
+    return "returned"
+
+
+def segfaults_by_signal() -> None:
+    print("about to crash")
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def segfaults_by_null_read() -> None:
+    ctypes.string_at(0)
+
+
+def killed_by_sigkill() -> None:
+    """What the kernel's out-of-memory killer does."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def aborts_after_bad_alloc() -> None:
+    """What C++ code does when an allocation fails under the cap and nobody catches it."""
+    print("terminate called after throwing an instance of 'std::bad_alloc'", flush=True)
+    os.abort()
+
+
+def exits(code: int) -> None:
+    sys.exit(code)
+
+
+def hard_exits(code: int) -> None:
+    os._exit(code)
