@@ -1,0 +1,409 @@
+"""The `protected` check on real git repositories: a base commit on main, the PR on a branch."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+
+from bot.gitdiff import GitRepository
+from checks.base import CheckContext, CheckResult, Finding, Outcome, Severity
+from checks.protected import ProtectedCheck, ProtectedSettings
+from tests.gitrepo import GitRepo
+
+
+def pull_request(
+    repo: GitRepo,
+    base: Mapping[str, str | bytes],
+    head: Mapping[str, str | bytes | None],
+    *,
+    moves: tuple[tuple[str, str], ...] = (),
+    markers: tuple[str, ...] | None = None,
+    zones: Mapping[str, tuple[str, ...]] | None = None,
+    lines: bool = True,
+) -> CheckResult:
+    """Commit ``base`` on main, then on a branch apply ``moves`` and ``head`` (None deletes)."""
+    for path, text in base.items():
+        repo.write(path, text)
+    base_sha = repo.commit("base")
+    repo.branch("pr")
+    for old, new in moves:
+        repo.move(old, new)
+    for path, content in head.items():
+        if content is None:
+            repo.remove(path)
+        else:
+            repo.write(path, content)
+    head_sha = repo.commit("pr")
+    settings = ProtectedSettings() if markers is None else ProtectedSettings(markers=markers)
+    with GitRepository(repo.root) as git:
+        ctx = CheckContext(
+            base_sha=base_sha,
+            head_sha=head_sha,
+            changes=git.changes(base_sha, head_sha, lines=lines),
+            source=git,
+            settings=settings,
+            zones=zones or {},
+        )
+        return ProtectedCheck().run(ctx)
+
+
+def only(result: CheckResult, kind: str) -> Finding:
+    assert [f.kind for f in result.findings] == [kind], result.findings
+    return result.findings[0]
+
+
+# --- sources ---------------------------------------------------------------------------------
+
+TRAIN = """\
+import torch
+
+
+def load_weights(model):
+    state = torch.load("/data/ckpt/v3.pt", weights_only=True)  # NO_REFAC: cluster path
+    model.load_state_dict(state)
+    return model
+"""
+
+LOSS = """\
+import torch
+
+
+# NO_REFAC
+def scaled_loss(logits, targets):
+    loss = torch.nn.functional.cross_entropy(logits, targets)
+    return loss * 0.5
+
+
+def other():
+    return 1
+"""
+
+CONFIG = """\
+model:
+  hidden: 512
+  # NO_REFAC
+  dropout: 0.1
+train:
+  lr: 0.001  # NO_REFAC
+  epochs: 10
+"""
+
+
+# --- P1: a protected statement is edited -----------------------------------------------------
+
+
+def test_editing_a_trailing_marked_path_blocks_with_marker_location_and_diff(repo: GitRepo) -> None:
+    result = pull_request(repo, {"train.py": TRAIN}, {"train.py": TRAIN.replace("v3", "v4")})
+
+    finding = only(result, "protected-line-changed")
+    assert result.outcome is Outcome.FAIL
+    assert finding.severity is Severity.BLOCKING
+    assert (finding.file, finding.line) == ("train.py", 5)
+    assert "`NO_REFAC`" in finding.message and "Revert the change" in finding.message
+    assert finding.details is not None
+    assert '-    state = torch.load("/data/ckpt/v3.pt"' in finding.details
+    assert '+    state = torch.load("/data/ckpt/v4.pt"' in finding.details
+    assert result.summary == "1 protected line changed"
+
+
+def test_editing_inside_an_own_line_marked_function_body_blocks(repo: GitRepo) -> None:
+    result = pull_request(repo, {"loss.py": LOSS}, {"loss.py": LOSS.replace("0.5", "0.25")})
+
+    finding = only(result, "protected-line-changed")
+    assert (finding.file, finding.line) == ("loss.py", 4)
+    assert finding.details is not None and "+    return loss * 0.25" in finding.details
+
+
+def test_editing_one_of_two_same_named_protected_methods_names_the_right_one(
+    repo: GitRepo,
+) -> None:
+    source = """\
+class Encoder:
+    # NO_REFAC
+    def forward(self, x):
+        return x * 2
+
+
+class Decoder:
+    # NO_REFAC
+    def forward(self, x):
+        return x * 3
+"""
+    result = pull_request(repo, {"m.py": source}, {"m.py": source.replace("x * 3", "x * 4")})
+
+    assert only(result, "protected-line-changed").line == 8
+
+
+def test_editing_the_decorator_of_a_protected_function_blocks(repo: GitRepo) -> None:
+    source = (
+        "import torch\n\n\n# NO_REFAC\n@torch.no_grad()\ndef ema(avg, p):\n    avg.lerp_(p, 0.1)\n"
+    )
+    head = source.replace("no_grad", "enable_grad")
+    result = pull_request(repo, {"ema.py": source}, {"ema.py": head})
+
+    finding = only(result, "protected-line-changed")
+    assert finding.line == 4
+    assert finding.details is not None and "+@torch.enable_grad()" in finding.details
+
+
+def test_dont_touch_marker_protects_too(repo: GitRepo) -> None:
+    source = "LR = 3e-4  # DON'T TOUCH\nEPOCHS = 3\n"
+    result = pull_request(repo, {"hp.py": source}, {"hp.py": source.replace("3e-4", "1e-3")})
+
+    assert "`DON'T TOUCH`" in only(result, "protected-line-changed").message
+
+
+def test_custom_markers_from_settings_replace_the_defaults(repo: GitRepo) -> None:
+    source = "SEED = 0  # KEEP\nSTEPS = 10  # NO_REFAC\n"
+    head = source.replace("0  #", "1  #").replace("10", "20")
+    result = pull_request(repo, {"hp.py": source}, {"hp.py": head}, markers=("KEEP",))
+
+    assert only(result, "protected-line-changed").line == 1
+
+
+def test_editing_a_protected_line_in_a_file_that_no_longer_parses_still_blocks(
+    repo: GitRepo,
+) -> None:
+    broken = LOSS.replace("return loss * 0.5", "return loss * (0.25")
+    result = pull_request(repo, {"loss.py": LOSS}, {"loss.py": broken})
+
+    kinds = [(f.kind, f.severity) for f in result.findings]
+    assert kinds == [
+        ("protected-line-changed", Severity.BLOCKING),
+        ("protected-parsed-as-text", Severity.NOTE),
+    ]
+    assert "does not parse as Python at head" in result.findings[1].message
+
+
+def test_syntax_error_elsewhere_leaves_an_unchanged_protected_function_alone(
+    repo: GitRepo,
+) -> None:
+    broken = LOSS.replace("return 1", "return (1")
+    result = pull_request(repo, {"loss.py": LOSS}, {"loss.py": broken})
+
+    assert result.outcome is Outcome.PASS
+    assert [f.kind for f in result.findings] == ["protected-parsed-as-text"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "line"),
+    [(("0.1", "0.2"), 3), (("0.001", "0.01"), 6)],
+    ids=["own-line-marker", "trailing-marker"],
+)
+def test_editing_a_protected_yaml_line_blocks(
+    repo: GitRepo, edit: tuple[str, str], line: int
+) -> None:
+    result = pull_request(repo, {"conf.yaml": CONFIG}, {"conf.yaml": CONFIG.replace(*edit)})
+
+    finding = only(result, "protected-line-changed")
+    assert (finding.file, finding.line) == ("conf.yaml", line)
+    assert finding.details is not None and f"+{edit[1]}" not in finding.details
+    assert edit[1] in finding.details
+
+
+def test_editing_a_slash_commented_protected_line_in_cuda_source_blocks(repo: GitRepo) -> None:
+    source = "#include <cuda.h>\nconst float EPS = 1e-5f;  // NO_REFAC\n"
+    result = pull_request(repo, {"k.cu": source}, {"k.cu": source.replace("1e-5f", "1e-6f")})
+
+    assert only(result, "protected-line-changed").line == 2
+
+
+# --- P2: the marker itself is removed --------------------------------------------------------
+
+
+def test_deleting_only_an_own_line_marker_blocks_as_protection_removed(repo: GitRepo) -> None:
+    result = pull_request(repo, {"loss.py": LOSS}, {"loss.py": LOSS.replace("# NO_REFAC\n", "")})
+
+    finding = only(result, "protection-removed")
+    assert finding.severity is Severity.BLOCKING
+    assert (finding.file, finding.line) == ("loss.py", 4)
+    assert finding.details is not None and "-# NO_REFAC" in finding.details
+    assert result.outcome is Outcome.FAIL
+
+
+def test_deleting_only_a_trailing_marker_blocks_as_protection_removed(repo: GitRepo) -> None:
+    head = TRAIN.replace("  # NO_REFAC: cluster path", "")
+    result = pull_request(repo, {"train.py": TRAIN}, {"train.py": head})
+
+    assert only(result, "protection-removed").line == 5
+
+
+def test_deleting_a_yaml_marker_blocks_as_protection_removed(repo: GitRepo) -> None:
+    head = CONFIG.replace("  # NO_REFAC\n", "", 1)
+    result = pull_request(repo, {"conf.yaml": CONFIG}, {"conf.yaml": head})
+
+    assert only(result, "protection-removed").line == 3
+
+
+# --- P3: moved unchanged ---------------------------------------------------------------------
+
+
+def test_moving_a_protected_function_unchanged_to_another_file_is_a_note(repo: GitRepo) -> None:
+    function = LOSS[LOSS.index("# NO_REFAC") : LOSS.index("def other")]
+    head = {
+        "loss.py": LOSS.replace(function, ""),
+        "losses/scaled.py": "import torch\n\n\n" + function,
+    }
+    result = pull_request(repo, {"loss.py": LOSS}, head)
+
+    finding = only(result, "protected-moved")
+    assert finding.severity is Severity.NOTE
+    assert (finding.file, finding.line) == ("losses/scaled.py", 4)
+    assert "`loss.py:4`" in finding.message and "`losses/scaled.py:4`" in finding.message
+    assert result.outcome is Outcome.PASS
+
+
+def test_moving_a_protected_function_but_dropping_its_marker_blocks(repo: GitRepo) -> None:
+    function = LOSS[LOSS.index("def scaled_loss") : LOSS.index("def other")]
+    head = {"loss.py": LOSS.replace("# NO_REFAC\n" + function, ""), "scaled.py": function}
+    result = pull_request(repo, {"loss.py": LOSS}, head)
+
+    assert "`scaled.py:1`" in only(result, "protection-removed").message
+
+
+def test_moving_a_protected_method_to_another_class_in_the_same_file_is_a_note(
+    repo: GitRepo,
+) -> None:
+    base = "class A:\n    # NO_REFAC\n    def f(self):\n        return 1\n\n\nclass B:\n    pass\n"
+    head = "class A:\n    pass\n\n\nclass B:\n    # NO_REFAC\n    def f(self):\n        return 1\n"
+    result = pull_request(repo, {"ab.py": base}, {"ab.py": head})
+
+    assert only(result, "protected-moved").line == 6
+
+
+def test_renaming_a_file_with_unchanged_protected_lines_says_nothing(repo: GitRepo) -> None:
+    result = pull_request(repo, {"loss.py": LOSS}, {}, moves=(("loss.py", "losses.py"),))
+
+    assert result.findings == ()
+    assert result.outcome is Outcome.PASS
+
+
+# --- P4 and look-alikes: nothing to report ---------------------------------------------------
+
+
+def test_black_style_reformat_of_protected_statements_is_not_a_finding(repo: GitRepo) -> None:
+    base = """\
+# NO_REFAC
+def build(cfg):
+    return make_model(cfg['layers'], cfg['hidden'], dropout=0.1, activation='gelu', norm='ln')
+CKPT = load_checkpoint('/data/ckpt/v3.pt', map_location='cpu', strict=True, mmap=True)  # NO_REFAC
+"""
+    head = """\
+# NO_REFAC
+def build(cfg):
+    return make_model(
+        cfg["layers"],
+        cfg["hidden"],
+        dropout=0.1,
+        activation="gelu",
+        norm="ln",
+    )
+
+
+CKPT = load_checkpoint(
+    "/data/ckpt/v3.pt", map_location="cpu", strict=True, mmap=True
+)  # NO_REFAC
+"""
+    result = pull_request(repo, {"build.py": base}, {"build.py": head})
+
+    assert result.findings == ()
+    assert result.outcome is Outcome.PASS
+    assert result.summary == "no protected line changed (2 checked in 1 file)"
+
+
+def test_lines_added_above_a_protected_statement_are_not_a_finding(repo: GitRepo) -> None:
+    base = {"train.py": TRAIN, "conf.yaml": CONFIG}
+    head = {
+        "train.py": TRAIN.replace(
+            "import torch\n", "import os\nimport sys\n\nimport torch\n\nX = 1\n"
+        ),
+        "conf.yaml": "# tuned in March\n\n" + CONFIG,
+    }
+    result = pull_request(repo, base, head)
+
+    assert result.findings == ()
+    assert result.metrics == {"protected_statements": 3, "files_scanned": 2}
+
+
+def test_editing_only_comments_inside_a_protected_function_is_not_a_finding(
+    repo: GitRepo,
+) -> None:
+    head = LOSS.replace("    return loss * 0.5", "    # halve: see issue 12\n    return loss * 0.5")
+    result = pull_request(repo, {"loss.py": LOSS}, {"loss.py": head})
+
+    assert result.findings == ()
+
+
+def test_an_unrelated_edit_in_the_same_file_is_not_a_finding(repo: GitRepo) -> None:
+    result = pull_request(
+        repo, {"loss.py": LOSS}, {"loss.py": LOSS.replace("return 1", "return 2")}
+    )
+
+    assert result.findings == ()
+
+
+def test_a_marker_inside_a_string_or_a_longer_word_is_not_a_marker(repo: GitRepo) -> None:
+    base = '''\
+"""Mark lines with # NO_REFAC to protect them."""
+BANNER = "# NO_REFAC"
+DEPTH = 4  # NO_REFACTORING_PLANNED
+'''
+    head = base.replace("Mark lines", "Tag lines").replace('"# NO_REFAC"', '"#"').replace("4", "5")
+    result = pull_request(repo, {"doc.py": base}, {"doc.py": head})
+
+    assert result.findings == ()
+    assert result.outcome is Outcome.PASS
+
+
+def test_adding_a_new_marker_is_only_a_note(repo: GitRepo) -> None:
+    head = LOSS.replace("def other", "# NO_REFAC\ndef other")
+    result = pull_request(repo, {"loss.py": LOSS}, {"loss.py": head})
+
+    assert only(result, "protection-added").line == 10
+    assert result.outcome is Outcome.PASS
+
+
+# --- deletions, zones, awkward files ---------------------------------------------------------
+
+
+def test_deleting_a_file_with_protected_lines_blocks(repo: GitRepo) -> None:
+    result = pull_request(repo, {"loss.py": LOSS, "train.py": TRAIN}, {"loss.py": None})
+
+    finding = only(result, "protected-line-deleted")
+    assert (finding.file, finding.line, finding.severity) == ("loss.py", 4, Severity.BLOCKING)
+    assert result.summary == "1 protected line deleted"
+
+
+def test_a_touched_protected_zone_without_marker_findings_is_noted(repo: GitRepo) -> None:
+    zones = {"model-core": ("models/encoder.py",)}
+    base = {"models/encoder.py": "WIDTH = 4\n"}
+    result = pull_request(repo, base, {"models/encoder.py": "WIDTH = 8\n"}, zones=zones)
+
+    finding = only(result, "zone-touched")
+    assert finding.message == (
+        "`models/encoder.py` is in protected zone `model-core`; ask an owner to review."
+    )
+    assert result.outcome is Outcome.PASS
+
+
+@pytest.mark.parametrize("lines", [True, False], ids=["flagged-by-git", "sniffed"])
+def test_binary_files_in_the_diff_are_skipped_quietly(repo: GitRepo, lines: bool) -> None:
+    blob = b"\x80\x02NO_REFAC\x00\x01\xff"
+    result = pull_request(repo, {"w.pt": blob}, {"w.pt": blob + b"\x00\x02"}, lines=lines)
+
+    assert result.findings == ()
+    assert result.outcome is Outcome.PASS
+
+
+def test_undecodable_and_huge_files_are_noted_not_scanned(repo: GitRepo) -> None:
+    latin1 = "X = 'caf\xe9'  # NO_REFAC\n".encode("latin-1")
+    huge = "# NO_REFAC\n" + "x = 1\n" * 400_000
+    result = pull_request(
+        repo, {"a.py": latin1, "big.py": huge}, {"a.py": latin1 + b"Y = 1\n", "big.py": huge + "\n"}
+    )
+
+    assert [f.kind for f in result.findings] == ["protected-file-skipped"] * 2
+    assert "not UTF-8" in result.findings[0].message
+    assert "over the 2 MB limit" in result.findings[1].message
+    assert result.outcome is Outcome.PASS
