@@ -25,7 +25,7 @@ class CheckError(Exception):
 
 
 class SandboxError(CheckError):
-    """User code run in the sandbox failed; ``kind`` is one of timeout, memory, crash, exception, output."""
+    """User code run in the sandbox failed; ``kind`` is one of timeout, memory, crash, exception, import, output."""
 
     def __init__(self, message: str, *, kind: str, revision: str | None = None) -> None:
         super().__init__(message)
@@ -86,8 +86,13 @@ class CheckSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    # strict: YAML's `true` or "600" is a mistake, not a number of seconds; inf/nan never end.
     timeout_s: float = Field(
-        default=600.0, gt=0, description="Wall-clock limit for this check, in seconds."
+        default=600.0,
+        gt=0,
+        strict=True,
+        allow_inf_nan=False,
+        description="Wall-clock limit for this check, in seconds.",
     )
 
 
