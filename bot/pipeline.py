@@ -1,0 +1,156 @@
+"""The pipeline as numbered steps: request -> config -> diff -> zones/plan -> run -> verdict -> report.
+
+Doors (CLI, Action, App) build a Request and turn the Report back into their transport.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.config import CONFIG_FILENAME, Config, config_hash, load_config
+from bot.errors import ConfigError, GradgateError
+from bot.gitdiff import GitRepository
+from bot.plan import ConfigOrigin, Plan, make_plan, zones_for_check
+from bot.report import Report
+from bot.verdict import verdict_for
+from checks import REGISTRY
+from checks.base import CheckContext, CheckResult, Outcome, not_available
+from checks.changes import FileChange
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    repo_path: Path
+    base: str  # any commit-ish: "main", a SHA
+    head: str
+    config_file: Path | None = None  # a config outside the repo (--config)
+    only: tuple[str, ...] | None = None
+    pr_number: int | None = None
+    trigger: str = "cli"
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    config: Config
+    origin: ConfigOrigin
+    text: str
+    source: str  # in words, for messages and the report footer
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    repo: GitRepository
+    base_sha: str  # merge-base(base, head)
+    head_sha: str
+    policy: Policy
+    changes: tuple[FileChange, ...]
+    plan: Plan
+
+
+def read_policy(repo: GitRepository, request: Request, base_sha: str, head_sha: str) -> Policy:
+    """Step 1: the config comes from the base revision, never from the PR head (unless adopting)."""
+    if request.config_file is not None:
+        try:
+            text = request.config_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read it: {exc}", source=str(request.config_file)) from exc
+        return _policy(text, ConfigOrigin.FILE, str(request.config_file))
+    for origin, sha in ((ConfigOrigin.BASE, base_sha), (ConfigOrigin.HEAD, head_sha)):
+        raw = repo.read(sha, CONFIG_FILENAME)
+        if raw is not None:
+            source = f"{CONFIG_FILENAME} at {origin} {sha[:7]}"
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ConfigError("the file is not UTF-8 text", source=source) from exc
+            return _policy(text, origin, source)
+    return Policy(Config(), ConfigOrigin.DEFAULT, "", "built-in defaults")
+
+
+def _policy(text: str, origin: ConfigOrigin, source: str) -> Policy:
+    return Policy(load_config(text, source=source), origin, text, source)
+
+
+def plan_request(request: Request, *, lines: bool, progress: Progress = _quiet) -> Planned:
+    """Steps 1-4. Never imports torch: `gradgate plan` is this function and a renderer."""
+    repo = GitRepository(request.repo_path)
+    head_sha = repo.resolve(request.head)
+    base_sha = repo.merge_base(repo.resolve(request.base), head_sha)
+    policy = read_policy(repo, request, base_sha, head_sha)  # 1 config
+    progress("reading the diff")
+    changes = repo.changes(base_sha, head_sha, lines=lines)  # 2 diff
+    plan = make_plan(policy.config, changes, config_origin=policy.origin, only=request.only)  # 3+4
+    return Planned(repo, base_sha, head_sha, policy, changes, plan)
+
+
+def run_check(name: str, ctx: CheckContext) -> CheckResult:
+    """Step 5 for one check, in isolation: whatever it raises becomes an error result."""
+    check = REGISTRY[name]
+    if not check.available:
+        return not_available(name)
+    started = time.monotonic()
+    try:
+        result = check.run(ctx)
+    except Exception as exc:  # noqa: BLE001 - a broken check is an error result, never a crash
+        message = str(exc) or type(exc).__name__
+        result = CheckResult(
+            check=name, outcome=Outcome.ERROR, summary=f"{type(exc).__name__}: {message}"
+        )
+    elapsed = time.monotonic() - started
+    return CheckResult(
+        check=result.check,
+        outcome=result.outcome,
+        summary=result.summary,
+        findings=result.findings,
+        metrics=result.metrics,
+        duration_s=result.duration_s or elapsed,
+    )
+
+
+def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
+    """Steps 1-7. Raises GradgateError only before a plan exists; the door turns it into a report."""
+    planned = plan_request(request, lines=True, progress=progress)
+    results = []
+    for check in planned.plan.to_run:  # 5 run
+        progress(f"running {check.name}")
+        ctx = CheckContext(
+            base_sha=planned.base_sha,
+            head_sha=planned.head_sha,
+            changes=planned.changes,
+            source=planned.repo,
+            settings=planned.policy.config.settings_for(check.name),
+            zones=zones_for_check(planned.plan, check.name),
+        )
+        results.append(run_check(check.name, ctx))
+    return Report(  # 6 verdict, 7 report (rendered by the door)
+        verdict=verdict_for(results),
+        results=tuple(results),
+        plan=planned.plan,
+        base_sha=planned.base_sha,
+        head_sha=planned.head_sha,
+        base_ref=request.base,
+        head_ref=request.head,
+        config_hash=config_hash(planned.policy.text) if planned.policy.text else None,
+        config_source=planned.policy.source,
+        rerun="pr" if request.pr_number is not None else "cli",
+    )
+
+
+def error_report(request: Request, error: GradgateError | str) -> Report:
+    """What a door reports when gradgate could not decide: an error, never a pass."""
+    return Report(
+        verdict=verdict_for((), error=str(error)),
+        error=str(error),
+        base_ref=request.base,
+        head_ref=request.head,
+        rerun="pr" if request.pr_number is not None else "cli",
+    )

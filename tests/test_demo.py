@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run_demo(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "demo", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_demo_exits_0_and_its_report_fails_the_planted_pr() -> None:
+    done = run_demo()
+    assert done.returncode == 0, done.stderr
+    assert "gradgate failed" in done.stdout
+    assert "train.py:10" in done.stdout and "NO_REFAC" in done.stdout
+    assert "not yet available" in done.stdout  # no fake passes for checks not built yet
+    assert "The gate did its job" in done.stderr
+
+
+def test_demo_json_shows_every_planted_zone(tmp_path: Path) -> None:
+    keep = tmp_path / "example"
+    done = run_demo("--format", "json", "--keep", str(keep))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert set(report["plan"]["zones"]) == {"model-core", "training", "config-docs"}
+    names = subprocess.run(
+        ["git", "diff", "--name-only", "main", "pr/tidy-up"],
+        cwd=keep, capture_output=True, text=True, check=True,
+    ).stdout
+    assert set(names.split()) == {
+        "configs/train.yaml",
+        "tinycls/losses.py",
+        "tinycls/model.py",
+        "train.py",
+    }
+
+
+def test_demo_refuses_a_non_empty_keep_directory(tmp_path: Path) -> None:
+    (tmp_path / "precious.txt").write_text("mine")
+    done = run_demo("--keep", str(tmp_path))
+    assert done.returncode == 2
+    assert "not empty" in done.stderr
+    assert (tmp_path / "precious.txt").read_text() == "mine"

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import pytest
+
+from bot.verdict import Verdict, verdict_for
+from checks.base import CheckResult, Outcome
+
+
+def results(*outcomes: Outcome) -> tuple[CheckResult, ...]:
+    return tuple(CheckResult(check=f"c{i}", outcome=o, summary="") for i, o in enumerate(outcomes))
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "expected"),
+    [
+        ((), Verdict.SUCCESS),
+        ((Outcome.PASS,), Verdict.SUCCESS),
+        ((Outcome.PASS, Outcome.WARN, Outcome.SKIPPED), Verdict.SUCCESS),
+        ((Outcome.PASS, Outcome.FAIL), Verdict.FAILURE),
+        ((Outcome.ERROR,), Verdict.ERROR),
+        ((Outcome.PASS, Outcome.ERROR), Verdict.ERROR),
+        ((Outcome.UNAVAILABLE,), Verdict.ERROR),
+        ((Outcome.PASS, Outcome.UNAVAILABLE), Verdict.ERROR),
+        ((Outcome.FAIL, Outcome.ERROR), Verdict.FAILURE),
+        ((Outcome.FAIL, Outcome.UNAVAILABLE), Verdict.FAILURE),
+    ],
+)
+def test_verdict_table(outcomes: tuple[Outcome, ...], expected: Verdict) -> None:
+    assert verdict_for(results(*outcomes)) is expected
+
+
+def test_an_error_outside_the_checks_is_never_success() -> None:
+    assert verdict_for(results(Outcome.PASS), error="could not read base") is Verdict.ERROR
+
+
+@pytest.mark.parametrize(
+    ("verdict", "code"), [(Verdict.SUCCESS, 0), (Verdict.FAILURE, 1), (Verdict.ERROR, 2)]
+)
+def test_exit_codes(verdict: Verdict, code: int) -> None:
+    assert verdict.exit_code == code
