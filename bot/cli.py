@@ -114,8 +114,9 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from bot.config import CONFIG_FILENAME, starter_config
+    from bot.config import CONFIG_FILENAME
     from bot.gitdiff import GitRepository
+    from bot.init import starter_config
 
     repo = GitRepository(args.repo)
     target = repo.root / CONFIG_FILENAME
@@ -131,7 +132,7 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from bot.config import config_schema
+    from bot.schema import config_schema
 
     print(json.dumps(config_schema(), indent=2))
     return 0

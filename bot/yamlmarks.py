@@ -1,0 +1,216 @@
+"""YAML text -> plain values plus the line of every key, refusing duplicate keys and alias bombs.
+
+read_marked(text)   Marked: the constructed value, the line of each key path, the zone names seen,
+                    and the problems that stopped it (then `value` is None)
+
+Pure: a string in, a value out. It knows no models; its one piece of config knowledge is a zone's
+`name` (`zones[i].name`), recorded so that key paths can say `zones[1] (name: encoder)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+Path = tuple[str | int, ...]
+_STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+# Aliases are allowed (sharing an owners list between zones is reasonable), but each alias is
+# expanded when the document is walked, so a "billion laughs" document or a self-referencing
+# anchor would grow without end. No real config comes near this many values.
+_MAX_VALUES = 50_000
+_MAX_DEPTH = 50  # a real config nests 5 deep; this also stops `&a [*a]` early
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    path: Path | None  # None: not tied to a key (a YAML syntax error)
+    line: int | None
+    message: str
+    # Where the problem sorts: its line, except a missing key, which sorts after its mapping's
+    # other keys so that "unknown key `pathz`; did you mean `paths`?" comes first.
+    rank: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Marked:
+    value: Any  # None for an empty document, or when `problems` is not empty
+    lines: dict[Path, int]  # key path -> 1-based line; () is the document itself
+    zone_names: dict[int, str]  # index in `zones` -> its `name`, to name zones in key paths
+    problems: list[Problem]
+
+
+class _Invalid(Exception):
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(problems)
+        self.problems = problems
+
+
+def read_marked(text: str) -> Marked:
+    """Compose, walk (recording lines, refusing duplicates) and only then construct `text`."""
+    try:
+        loader = _loader(text)
+    except _Invalid as invalid:
+        return Marked(None, {}, {}, invalid.problems)
+    try:
+        value = _read_yaml(loader)
+    except _Invalid as invalid:
+        return Marked(None, loader.lines, loader.zone_names, invalid.problems)
+    return Marked(value, loader.lines, loader.zone_names, [])
+
+
+def _line(node: yaml.Node) -> int:
+    return int(node.start_mark.line) + 1
+
+
+class _MarkedLoader(yaml.SafeLoader):
+    """SafeLoader that records the line of every mapping key and list item by its key path.
+
+    The node tree is composed first and walked (aliases expanded, up to _MAX_VALUES) to record
+    lines, reject duplicate keys (PyYAML silently keeps the last) and keys that are not text;
+    only then are the Python values constructed.
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.lines: dict[Path, int] = {}
+        self.zone_names: dict[int, str] = {}
+        self.problems: list[Problem] = []
+        self._checked: set[int] = set()
+
+    def load_marked(self) -> Any:
+        root = self.get_single_node()
+        if root is None:
+            return None
+        self._walk(root)
+        if self.problems:
+            raise _Invalid(self.problems)
+        return self.construct_document(root)
+
+    def _walk(self, root: yaml.Node) -> None:
+        self.lines[()] = _line(root)
+        stack: list[tuple[Path, yaml.Node]] = [((), root)]
+        visited = 0
+        while stack:
+            path, node = stack.pop()
+            visited += 1
+            if visited > _MAX_VALUES:
+                raise _Invalid([Problem(None, None, _TOO_MANY_VALUES)])
+            if len(path) > _MAX_DEPTH:
+                raise _Invalid([Problem(None, _line(node), _TOO_DEEP)])
+            children: list[tuple[Path, yaml.Node, yaml.Node]]
+            if isinstance(node, yaml.SequenceNode):
+                children = [((*path, i), item, item) for i, item in enumerate(node.value)]
+            elif isinstance(node, yaml.MappingNode):
+                entries = self._entries(node, path)
+                children = [((*path, k), key, value) for k, (key, value) in entries.items()]
+                name = entries.get("name", (None, None))[1]
+                in_zones = len(path) == 2 and path[0] == "zones" and isinstance(path[1], int)
+                if in_zones and isinstance(name, yaml.ScalarNode) and name.tag == _STR_TAG:
+                    self.zone_names[int(path[1])] = str(name.value)
+            else:
+                continue
+            for child_path, marker, child in reversed(children):  # pop in document order,
+                self.lines[child_path] = _line(marker)  # so an anchor is met before its aliases
+                stack.append((child_path, child))
+
+    def _entries(
+        self, node: yaml.MappingNode, path: Path
+    ) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+        """The mapping's keys as constructed: its own, then `<<` merges for keys it lacks."""
+        report = id(node) not in self._checked  # an aliased mapping is walked once per use
+        self._checked.add(id(node))
+        own: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        merged: list[yaml.Node] = []
+        for key, value in node.value:
+            if key.tag == _MERGE_TAG:
+                merged.extend(value.value if isinstance(value, yaml.SequenceNode) else [value])
+            elif not (isinstance(key, yaml.ScalarNode) and key.tag == _STR_TAG):
+                if report:
+                    self.problems.append(Problem(path, _line(key), _non_text_key(key)))
+            elif key.value in own:
+                if report:
+                    first = _line(own[key.value][0])
+                    message = (
+                        f"duplicate key `{key.value}` (first on line {first}, again on line "
+                        f"{_line(key)}); YAML would silently keep only the last one"
+                    )
+                    self.problems.append(Problem((*path, key.value), _line(key), message))
+            else:
+                own[key.value] = (key, value)
+        for other in merged:
+            if isinstance(other, yaml.MappingNode):  # anything else: the constructor says so
+                for key_text, entry in self._entries(other, path).items():
+                    own.setdefault(key_text, entry)
+        return own
+
+
+_TOO_MANY_VALUES = (
+    f"the YAML expands to more than {_MAX_VALUES:,} values through anchors and aliases "
+    "(a `billion laughs` document?)"
+)
+_TOO_DEEP = f"the YAML nests more than {_MAX_DEPTH} levels deep (or an alias contains itself)"
+
+
+def _non_text_key(key: yaml.Node) -> str:
+    if not isinstance(key, yaml.ScalarNode):
+        return "a key must be text, not a list or mapping"
+    tag = key.tag.rsplit(":", 1)[-1]
+    kind = {
+        "bool": "boolean",
+        "int": "number",
+        "float": "number",
+        "null": "null value",
+        "timestamp": "date",
+    }.get(tag, tag)
+    return f'a key must be text, but YAML reads `{key.value}` as a {kind}; quote it ("{key.value}")'
+
+
+def _loader(text: str) -> _MarkedLoader:
+    try:
+        return _MarkedLoader(text)
+    except yaml.reader.ReaderError as exc:  # a control character, e.g. a NUL byte
+        line = text.count("\n", 0, exc.position) + 1
+        message = f"the control character U+{exc.character:04X} is not allowed in YAML"
+        raise _Invalid([Problem(None, line, message)]) from None
+
+
+def _read_yaml(loader: _MarkedLoader) -> Any:
+    try:
+        return loader.load_marked()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = None if mark is None else int(mark.line) + 1
+        column = "" if mark is None else f" (column {int(mark.column) + 1})"
+        raise _Invalid([Problem(None, line, f"{_yaml_message(exc)}{column}")]) from None
+    except RecursionError:  # PyYAML composes and merges recursively
+        message = "the YAML nests too deeply (or an anchor is merged into itself)"
+        raise _Invalid([Problem(None, None, message)]) from None
+    finally:
+        loader.dispose()
+
+
+def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
+    """PyYAML's wording for common mistakes, said plainly; anything else as PyYAML says it."""
+    problem, context = exc.problem or "", exc.context or ""
+    opened = "" if exc.context_mark is None else f" on line {int(exc.context_mark.line) + 1}"
+    if "'\\t'" in problem:
+        return "a tab character: YAML indents with spaces only"
+    if problem == "mapping values are not allowed here":
+        return "unexpected `:`; check this line's indentation, or quote a value that contains `: `"
+    if context.startswith("while parsing a flow sequence"):
+        return f"the `[`{opened} is not closed by `]` (or an item lacks its `,`)"
+    if context.startswith("while parsing a flow mapping"):
+        return f"the `{{`{opened} is not closed by `}}` (or an entry lacks its `,`)"
+    if context.startswith("while scanning a quoted scalar"):
+        return f"the quoted text that starts{opened} is never closed"
+    if context.startswith("while parsing a block"):
+        return "this line's indentation does not match the lines above it"
+    if context.startswith("expected a single document"):
+        return "the file holds more than one YAML document (a second `---`); gradgate reads one"
+    if problem.startswith("could not determine a constructor for the tag"):
+        tag = problem.rsplit(" ", 1)[-1].strip("'").replace("tag:yaml.org,2002:", "!!")
+        return f"the tag `{tag}` is not allowed; write plain YAML values"
+    return f"cannot read the YAML: {problem or context}"
