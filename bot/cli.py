@@ -163,10 +163,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("gradgate: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # noqa: BLE001 - the door's one handler: never a bare traceback
+    except Exception as exc:
         print(
             f"gradgate: internal error: {type(exc).__name__}: {exc}\n"
-            "This is a bug in gradgate; nothing was passed. Please report it with the command you ran.",
+            "This is a bug in gradgate; nothing was passed. "
+            "Please report it with the command you ran.",
             file=sys.stderr,
         )
         return EXIT_ERROR

@@ -69,9 +69,7 @@ def run_demo(*, fmt: Format = "text", keep: Path | None = None) -> int:
         report = run_request(Request(repo_path=root, base="main", head=PR_BRANCH))
         sys.stdout.write(render(report, fmt))
         sys.stdout.flush()
-    planted = any(
-        f.kind == "protected-line-changed" for r in report.results for f in r.findings
-    )
+    planted = any(f.kind == "protected-line-changed" for r in report.results for f in r.findings)
     worked = report.verdict is Verdict.FAILURE and planted
     sys.stderr.write(render_template("demo_outro.txt.j2", worked=worked, keep=keep))
     return 0 if worked else Verdict.ERROR.exit_code

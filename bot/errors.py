@@ -1,9 +1,9 @@
 """gradgate's exceptions. Each door has one handler that turns any of them into an `error` verdict.
 
-    GradgateError            anything gradgate raises on purpose; the message is for the user
-     ├─ ConfigError          .gradgate.yml is unreadable or invalid (names source, key path, line)
-     ├─ GitError             a revision, a repository or a diff could not be read
-     └─ UsageError           the command line asked for something impossible
+GradgateError            anything gradgate raises on purpose; the message is for the user
+ ├─ ConfigError          .gradgate.yml is unreadable or invalid (names source, key path, line)
+ ├─ GitError             a revision, a repository or a diff could not be read
+ └─ UsageError           the command line asked for something impossible
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The pipeline as numbered steps: request -> config -> diff -> zones/plan -> run -> verdict -> report.
+"""The pipeline as numbered steps: config -> diff -> zones/plan -> run -> verdict -> report.
 
 Doors (CLI, Action, App) build a Request and turn the Report back into their transport.
 """
@@ -100,7 +100,7 @@ def run_check(name: str, ctx: CheckContext) -> CheckResult:
     started = time.monotonic()
     try:
         result = check.run(ctx)
-    except Exception as exc:  # noqa: BLE001 - a broken check is an error result, never a crash
+    except Exception as exc:
         message = str(exc) or type(exc).__name__
         result = CheckResult(
             check=name, outcome=Outcome.ERROR, summary=f"{type(exc).__name__}: {message}"
@@ -117,7 +117,7 @@ def run_check(name: str, ctx: CheckContext) -> CheckResult:
 
 
 def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
-    """Steps 1-7. Raises GradgateError only before a plan exists; the door turns it into a report."""
+    """Steps 1-7. Raises GradgateError only before a plan exists; doors turn it into a report."""
     planned = plan_request(request, lines=True, progress=progress)
     results = []
     for check in planned.plan.to_run:  # 5 run

@@ -131,9 +131,7 @@ def make_plan(
                 zones=requiring,
             )
         )
-    owners = {
-        z: zone_by_name[z].owners for z in zones if zone_by_name[z].owners
-    }
+    owners = {z: zone_by_name[z].owners for z in zones if zone_by_name[z].owners}
     return Plan(
         checks=tuple(planned),
         zones=zones,

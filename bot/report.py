@@ -75,7 +75,9 @@ _SEVERITY_ORDER = {Severity.BLOCKING: 0, Severity.WARNING: 1, Severity.NOTE: 2}
 
 def findings(report: Report) -> list[tuple[CheckResult, Finding]]:
     pairs = [(r, f) for r in report.results for f in r.findings]
-    return sorted(pairs, key=lambda p: (_SEVERITY_ORDER[p[1].severity], p[1].file or "", p[1].line or 0))
+    return sorted(
+        pairs, key=lambda p: (_SEVERITY_ORDER[p[1].severity], p[1].file or "", p[1].line or 0)
+    )
 
 
 def _md_cell(value: object) -> str:

@@ -1,4 +1,4 @@
-"""The registry of checks: one entry per check module, in report order. No import-time side effects."""
+"""The registry of checks: one entry per check module, in report order; no import side effects."""
 
 from __future__ import annotations
 

@@ -25,7 +25,10 @@ class CheckError(Exception):
 
 
 class SandboxError(CheckError):
-    """User code run in the sandbox failed; ``kind`` is one of timeout, memory, crash, exception, import, output."""
+    """User code run in the sandbox failed.
+
+    ``kind`` is one of timeout, memory, crash, exception, import, output.
+    """
 
     def __init__(self, message: str, *, kind: str, revision: str | None = None) -> None:
         super().__init__(message)

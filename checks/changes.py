@@ -17,7 +17,7 @@ class ChangeStatus(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class LineSpan:
-    """Lines ``start``..``end`` inclusive, 1-based. A pure deletion on one side has no span there."""
+    """Lines ``start``..``end`` inclusive, 1-based; a pure deletion has no span on that side."""
 
     start: int
     end: int

@@ -10,7 +10,7 @@ from tests.gitrepo import GitRepo
 
 @pytest.fixture
 def make_repo(tmp_path: Path) -> Callable[..., GitRepo]:
-    """Build real git repositories in the test's temp dir: ``make_repo()`` or ``make_repo("name")``."""
+    """Real git repositories in the test's temp dir: ``make_repo()``, ``make_repo("name")``."""
 
     def factory(name: str = "repo") -> GitRepo:
         return GitRepo(tmp_path / name)

@@ -162,7 +162,7 @@ def test_plan_never_imports_torch(project: GitRepo) -> None:
     project.commit("lr")
     probe = (
         "import sys; from bot.cli import main; "
-        f"code = main(['plan', '--repo', {str(project.root)!r}, '--head', 'pr', '--format', 'json']); "
+        f"code = main(['plan', '--repo', {str(project.root)!r}, '--head', 'pr']); "
         "print('TORCH' if 'torch' in sys.modules else 'NO-TORCH', code)"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

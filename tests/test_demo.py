@@ -29,7 +29,10 @@ def test_demo_json_shows_every_planted_zone(tmp_path: Path) -> None:
     assert set(report["plan"]["zones"]) == {"model-core", "training", "config-docs"}
     names = subprocess.run(
         ["git", "diff", "--name-only", "main", "pr/tidy-up"],
-        cwd=keep, capture_output=True, text=True, check=True,
+        cwd=keep,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert set(names.split()) == {
         "configs/train.yaml",

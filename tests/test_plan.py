@@ -66,7 +66,9 @@ def test_zone_reason_names_the_path_and_counts_the_others() -> None:
 
 
 def test_a_rename_out_of_a_zone_still_touches_the_zone() -> None:
-    moved = FileChange(path="attic/encoder.py", old_path="models/encoder.py", status=ChangeStatus.RENAMED)
+    moved = FileChange(
+        path="attic/encoder.py", old_path="models/encoder.py", status=ChangeStatus.RENAMED
+    )
     plan = plan_for(moved)
     assert plan.zones["model-core"] == ("models/encoder.py",)
     assert planned(plan, "checkpoint")[0]

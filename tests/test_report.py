@@ -80,7 +80,14 @@ def failing_report() -> Report:
 
 
 def passing_report() -> Report:
-    results = (CheckResult(check="protected", outcome=Outcome.PASS, summary="no protected line changed (2 checked in 1 file)", duration_s=0.04),)
+    results = (
+        CheckResult(
+            check="protected",
+            outcome=Outcome.PASS,
+            summary="no protected line changed (2 checked in 1 file)",
+            duration_s=0.04,
+        ),
+    )
     return Report(
         verdict=verdict_for(results),
         results=results,
@@ -93,8 +100,12 @@ def passing_report() -> Report:
 
 
 def error_report() -> Report:
-    message = ".gradgate.yml at base 1111111:4: invalid config at `zones[0].pathz`: unknown key `pathz`"
-    return Report(verdict=verdict_for((), error=message), error=message, base_ref="main", head_ref="HEAD")
+    message = (
+        ".gradgate.yml at base 1111111:4: invalid config at `zones[0].pathz`: unknown key `pathz`"
+    )
+    return Report(
+        verdict=verdict_for((), error=message), error=message, base_ref="main", head_ref="HEAD"
+    )
 
 
 CASES = {
@@ -112,7 +123,9 @@ def test_rendered_report_matches_golden_file(name: str, fmt: str) -> None:
     rendered = render(CASES[name](), fmt)  # type: ignore[arg-type]
     if os.environ.get("GRADGATE_UPDATE_GOLDEN"):
         golden.write_text(rendered, encoding="utf-8")
-    assert rendered == golden.read_text(encoding="utf-8"), f"regenerate with GRADGATE_UPDATE_GOLDEN=1 and review {golden}"
+    assert rendered == golden.read_text(encoding="utf-8"), (
+        f"regenerate with GRADGATE_UPDATE_GOLDEN=1 and review {golden}"
+    )
 
 
 def test_markdown_comment_starts_with_the_hidden_marker() -> None:
@@ -134,7 +147,9 @@ def test_adopting_pr_says_its_policy_came_from_the_pr_itself() -> None:
 def test_details_with_backticks_cannot_close_the_code_fence_early() -> None:
     tricky = Finding(kind="k", severity=Severity.BLOCKING, message="m", details="a\n````\nb")
     result = CheckResult(check="protected", outcome=Outcome.FAIL, summary="s", findings=(tricky,))
-    body = render(Report(verdict=Verdict.FAILURE, results=(result,), plan=plan("models/a.py")), "markdown")
+    body = render(
+        Report(verdict=Verdict.FAILURE, results=(result,), plan=plan("models/a.py")), "markdown"
+    )
     assert "`````diff" in body
 
 
@@ -149,7 +164,10 @@ def test_every_status_description_fits_github_limit() -> None:
     statuses = status_descriptions(report)
     assert statuses["gradgate"][0] == "failure"
     assert statuses["gradgate/protected"] == ("failure", "x" * (STATUS_LIMIT - 1) + "…")
-    assert statuses["gradgate/gradient"] == ("error", "not yet available in this version of gradgate")
+    assert statuses["gradgate/gradient"] == (
+        "error",
+        "not yet available in this version of gradgate",
+    )
     assert statuses["gradgate/config-docs"][0] == "success"
     assert all(len(d) <= STATUS_LIMIT for _, d in statuses.values())
 
@@ -170,4 +188,8 @@ def test_json_report_lists_every_check_with_its_outcome() -> None:
         "api-contract": "skipped",
     }
     finding = data["checks"][0]["findings"][0]
-    assert (finding["file"], finding["line"], finding["severity"]) == ("models/io.py", 3, "blocking")
+    assert (finding["file"], finding["line"], finding["severity"]) == (
+        "models/io.py",
+        3,
+        "blocking",
+    )
