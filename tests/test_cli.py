@@ -11,6 +11,7 @@ import pytest
 
 from bot.cli import main
 from tests.gitrepo import GitRepo
+from tests.test_config import MALFORMED
 
 POLICY = """\
 version: 1
@@ -205,3 +206,29 @@ def test_not_a_repository_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     code = main(["plan", "--repo", str(tmp_path)])
     assert code == 2
     assert "not a git repository" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "key_path", "line"),
+    [c[1:4] for c in MALFORMED],
+    ids=[c[0] for c in MALFORMED],
+)
+def test_malformed_config_at_base_exits_2_naming_key_and_line(
+    repo: GitRepo,
+    text: str,
+    key_path: str | None,
+    line: int,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    repo.write(".gradgate.yml", text)
+    repo.write("train.py", TRAIN)
+    repo.commit("base with a broken policy")
+    repo.branch("pr")
+    repo.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
+    repo.commit("change")
+    code, out, err = gate(repo, capsys=capsys)
+    assert code == 2
+    assert f".gradgate.yml at base {repo.git('rev-parse', '--short=7', 'main')}:{line}:" in out
+    if key_path is not None:
+        assert f"`{key_path}`" in out
+    assert "Traceback" not in out + err
