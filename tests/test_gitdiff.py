@@ -1,0 +1,606 @@
+"""bot.gitdiff against real git repositories built in temp dirs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bot.errors import GitError
+from bot.gitdiff import GitRepository
+from checks.base import RevisionSource
+from checks.changes import ChangeStatus, FileChange, LineSpan
+from tests.gitrepo import GitRepo
+
+TEN_LINES = "".join(f"line {n}\n" for n in range(1, 11))
+
+
+def diff(repo: GitRepo, base: str, head: str, *, lines: bool = True) -> tuple[FileChange, ...]:
+    return GitRepository(repo.root).changes(base, head, lines=lines)
+
+
+def only(changes: tuple[FileChange, ...]) -> FileChange:
+    assert len(changes) == 1, changes
+    return changes[0]
+
+
+def spans(*pairs: tuple[int, int]) -> tuple[LineSpan, ...]:
+    return tuple(LineSpan(start, end) for start, end in pairs)
+
+
+def two_commits(
+    repo: GitRepo, base_files: dict[str, str], head_files: dict[str, str]
+) -> tuple[str, str]:
+    """A base commit with ``base_files`` and a head commit where the tree is ``head_files``."""
+    repo.write("README", "readme\n")
+    for path, text in base_files.items():
+        repo.write(path, text)
+    base = repo.commit("base")
+    for path in set(base_files) - set(head_files):
+        repo.remove(path)
+    for path, text in head_files.items():
+        repo.write(path, text)
+    return base, repo.commit("head")
+
+
+def gitlink(repo: GitRepo, path: str, sha: str) -> None:
+    """Record a submodule at ``path`` pointing at ``sha`` without cloning anything."""
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{sha},{path}")
+
+
+def commit_index(repo: GitRepo, message: str) -> str:
+    # GitRepo.commit runs `add -A`, which would drop a gitlink that has no directory.
+    repo.git("commit", "-q", "-m", message)
+    return repo.git("rev-parse", "HEAD")
+
+
+# --- statuses and line spans -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("head_text", "old_lines", "new_lines"),
+    [
+        pytest.param(
+            TEN_LINES.replace("line 4\n", "line four\n"), spans((4, 4)), spans((4, 4)), id="edit"
+        ),
+        pytest.param(
+            TEN_LINES.replace("line 3\n", "line 3\nnew a\nnew b\n"), (), spans((4, 5)), id="insert"
+        ),
+        pytest.param(
+            TEN_LINES.replace("line 5\nline 6\nline 7\n", ""), spans((5, 7)), (), id="delete"
+        ),
+        pytest.param(
+            # three hunks: an edit at 2, a deletion of 5-6, an insertion after 8
+            TEN_LINES.replace("line 2\n", "two\n")
+            .replace("line 5\nline 6\n", "")
+            .replace("line 8\n", "line 8\nx\ny\n"),
+            spans((2, 2), (5, 6)),
+            spans((2, 2), (7, 8)),
+            id="three-hunks",
+        ),
+        pytest.param(
+            TEN_LINES.replace("line 10\n", "line 10"),
+            spans((10, 10)),
+            spans((10, 10)),
+            id="newline-at-eof-removed",
+        ),
+    ],
+)
+def test_modified_file_reports_changed_lines_in_base_and_head_numbering(
+    repo: GitRepo, head_text: str, old_lines: tuple[LineSpan, ...], new_lines: tuple[LineSpan, ...]
+) -> None:
+    base, head = two_commits(repo, {"model.py": TEN_LINES}, {"model.py": head_text})
+
+    change = only(diff(repo, base, head))
+
+    assert change == FileChange(
+        "model.py", ChangeStatus.MODIFIED, old_lines=old_lines, new_lines=new_lines
+    )
+
+
+def test_added_file_has_only_new_lines(repo: GitRepo) -> None:
+    base, head = two_commits(repo, {}, {"pkg/new.py": "a\nb\nc\n"})
+
+    change = only(diff(repo, base, head))
+
+    assert change == FileChange("pkg/new.py", ChangeStatus.ADDED, new_lines=spans((1, 3)))
+    assert (change.base_path, change.head_path) == (None, "pkg/new.py")
+
+
+def test_added_empty_file_has_no_spans(repo: GitRepo) -> None:
+    base, head = two_commits(repo, {}, {"empty.py": ""})
+
+    assert only(diff(repo, base, head)) == FileChange("empty.py", ChangeStatus.ADDED)
+
+
+def test_deleted_file_has_only_old_lines_and_reads_as_absent_at_head(repo: GitRepo) -> None:
+    base, head = two_commits(repo, {"old.py": "x\ny\n"}, {})
+    source = GitRepository(repo.root)
+
+    change = only(source.changes(base, head))
+
+    assert change == FileChange("old.py", ChangeStatus.DELETED, old_lines=spans((1, 2)))
+    assert (change.base_path, change.head_path) == ("old.py", None)
+    assert source.read(head, "old.py") is None
+    assert source.read(base, "old.py") == b"x\ny\n"
+
+
+def test_pure_rename_counts_under_both_paths(repo: GitRepo) -> None:
+    base, _ = two_commits(repo, {"src/loss.py": TEN_LINES}, {"src/loss.py": TEN_LINES})
+    repo.move("src/loss.py", "losses/loss.py")
+    head = repo.commit("move")
+
+    change = only(diff(repo, base, head))
+
+    assert change == FileChange("losses/loss.py", ChangeStatus.RENAMED, old_path="src/loss.py")
+    assert change.paths == ("src/loss.py", "losses/loss.py")
+
+
+def test_rename_with_edit_counts_under_both_paths_with_spans_on_each_side(repo: GitRepo) -> None:
+    base, _ = two_commits(repo, {"src/loss.py": TEN_LINES}, {"src/loss.py": TEN_LINES})
+    repo.move("src/loss.py", "losses/loss.py")
+    repo.write("losses/loss.py", TEN_LINES.replace("line 9\n", "line nine\n"))
+    head = repo.commit("move and edit")
+
+    change = only(diff(repo, base, head))
+
+    assert change.status is ChangeStatus.RENAMED
+    assert change.paths == ("src/loss.py", "losses/loss.py")
+    assert (change.old_lines, change.new_lines) == (spans((9, 9)), spans((9, 9)))
+
+
+def test_copy_is_reported_as_an_addition_so_its_source_triggers_nothing(repo: GitRepo) -> None:
+    # Copy detection (-C) is off on purpose: the source of a copy was not edited.
+    base, head = two_commits(
+        repo, {"a.py": TEN_LINES}, {"a.py": TEN_LINES + "more\n", "b.py": TEN_LINES}
+    )
+
+    changes = diff(repo, base, head)
+
+    assert [(c.path, c.status, c.old_path) for c in changes] == [
+        ("a.py", ChangeStatus.MODIFIED, None),
+        ("b.py", ChangeStatus.ADDED, None),
+    ]
+
+
+def test_binary_file_is_flagged_without_spans(repo: GitRepo) -> None:
+    repo.write("weights.bin", b"\x00\x01\x02" * 100)
+    base = repo.commit("base")
+    repo.write("weights.bin", b"\x00\x01\x03" * 100)
+    head = repo.commit("head")
+
+    change = only(diff(repo, base, head))
+
+    assert change == FileChange("weights.bin", ChangeStatus.MODIFIED, binary=True)
+
+
+def test_mode_change_is_a_modification_without_spans(repo: GitRepo) -> None:
+    repo.write("train.sh", "echo hi\n")
+    base = repo.commit("base")
+    (repo.root / "train.sh").chmod(0o755)
+    head = repo.commit("chmod")
+
+    assert only(diff(repo, base, head)) == FileChange("train.sh", ChangeStatus.MODIFIED)
+
+
+def test_symlink_is_flagged_and_its_target_is_its_content(repo: GitRepo) -> None:
+    repo.write("real.py", "x\n")
+    base = repo.commit("base")
+    (repo.root / "link.py").symlink_to("real.py")
+    head = repo.commit("link")
+    source = GitRepository(repo.root)
+
+    change = only(source.changes(base, head))
+
+    assert change == FileChange(
+        "link.py", ChangeStatus.ADDED, new_lines=spans((1, 1)), symlink=True
+    )
+    assert source.read(head, "link.py") == b"real.py"
+
+
+def test_file_replaced_by_symlink_is_one_type_change(repo: GitRepo) -> None:
+    repo.write("real.py", "x\n")
+    repo.write("config.py", "a\nb\n")
+    base = repo.commit("base")
+    (repo.root / "config.py").unlink()
+    (repo.root / "config.py").symlink_to("real.py")
+    head = repo.commit("now a link")
+
+    change = only(diff(repo, base, head))
+
+    assert change == FileChange(
+        "config.py",
+        ChangeStatus.TYPE_CHANGED,
+        old_lines=spans((1, 2)),
+        new_lines=spans((1, 1)),
+        symlink=True,
+    )
+
+
+def test_submodule_change_is_flagged_without_spans(repo: GitRepo) -> None:
+    first = repo.commit("first")
+    second = repo.commit("second")
+    gitlink(repo, "vendor/lib", first)
+    base = commit_index(repo, "add submodule")
+    gitlink(repo, "vendor/lib", second)
+    head = commit_index(repo, "bump submodule")
+    source = GitRepository(repo.root)
+
+    assert only(source.changes(first, base)) == FileChange(
+        "vendor/lib", ChangeStatus.ADDED, submodule=True
+    )
+    assert only(source.changes(base, head)) == FileChange(
+        "vendor/lib", ChangeStatus.MODIFIED, submodule=True
+    )
+    assert source.read(head, "vendor/lib") is None
+    assert "vendor/lib" not in source.list_files(head)
+
+
+ODD_PATHS = [
+    "with space/my file.py",
+    "modèle/é.py",
+    "new\nline.py",
+    "tab\there.py",
+    'quote"d.py',
+    "back\\slash.py",
+    "escape\x1b.py",
+    "-dash.py",
+    ":colon.py",
+    os.fsdecode(b"latin1-caf\xe9.py"),  # not UTF-8: git keeps bytes, we keep surrogates
+]
+
+
+@pytest.mark.parametrize("path", ODD_PATHS, ids=repr)
+@pytest.mark.parametrize("lines", [True, False], ids=["lines", "names"])
+def test_odd_paths_come_back_exactly(repo: GitRepo, path: str, lines: bool) -> None:
+    base, _ = two_commits(
+        repo, {path: "a\n", "renamed.py": TEN_LINES}, {path: "a\n", "renamed.py": TEN_LINES}
+    )
+    repo.write(path, "a\nb\n")
+    repo.move("renamed.py", f"{path}.moved")
+    head = repo.commit("edit and move")
+    source = GitRepository(repo.root)
+
+    changes = source.changes(base, head, lines=lines)
+
+    by_path = {c.path: c for c in changes}
+    assert set(by_path) == {path, f"{path}.moved"}
+    assert by_path[f"{path}.moved"].old_path == "renamed.py"
+    assert by_path[path].new_lines == (spans((2, 2)) if lines else ())
+    assert source.read(head, path) == b"a\nb\n"
+    assert path in source.list_files(head)
+
+
+def test_names_only_agrees_with_full_read_except_spans_and_binary(repo: GitRepo) -> None:
+    repo.write("keep.py", TEN_LINES)
+    repo.write("gone.py", "x\n")
+    repo.write("blob.bin", b"\x00" * 10)
+    base = repo.commit("base")
+    repo.write("keep.py", TEN_LINES + "x\n")
+    repo.remove("gone.py")
+    repo.move("blob.bin", "moved.bin")
+    repo.write("new.py", "n\n")
+    (repo.root / "link").symlink_to("keep.py")
+    head = repo.commit("head")
+    source = GitRepository(repo.root)
+
+    full = source.changes(base, head)
+    names = source.changes(base, head, lines=False)
+
+    def strip(c: FileChange) -> tuple[object, ...]:
+        return (c.path, c.status, c.old_path, c.submodule, c.symlink)
+
+    assert [strip(c) for c in names] == [strip(c) for c in full]
+    assert all(not (c.old_lines or c.new_lines or c.binary) for c in names)
+    assert {c.path for c in full} == {"gone.py", "keep.py", "link", "moved.bin", "new.py"}
+
+
+def test_empty_diff_is_empty(repo: GitRepo) -> None:
+    repo.write("a.py", "a\n")
+    sha = repo.commit("only")
+    source = GitRepository(repo.root)
+
+    assert source.changes(sha, sha) == ()
+    assert source.changes(sha, sha, lines=False) == ()
+
+
+def test_user_git_config_does_not_change_the_result(repo: GitRepo) -> None:
+    base, _ = two_commits(
+        repo, {"src/a b.py": TEN_LINES, "é.py": "x\n"}, {"src/a b.py": TEN_LINES, "é.py": "x\n"}
+    )
+    repo.move("src/a b.py", "dst/a b.py")
+    repo.write("dst/a b.py", TEN_LINES.replace("line 2\n", "two\n").replace("line 6\n", "six\n"))
+    repo.write("é.py", "y\n")
+    repo.git("add", "-A")
+    gitlink(repo, "vendor/lib", base)
+    head = commit_index(repo, "head")
+    before = diff(repo, base, head)
+
+    for key, value in [
+        ("diff.noprefix", "true"),
+        ("diff.mnemonicPrefix", "true"),
+        ("diff.renames", "false"),
+        ("diff.renameLimit", "1"),
+        ("diff.context", "7"),
+        ("diff.interHunkContext", "20"),
+        ("diff.algorithm", "patience"),
+        ("diff.relative", "true"),
+        ("diff.submodule", "log"),
+        ("diff.ignoreSubmodules", "all"),
+        ("diff.external", "false"),
+        ("core.quotePath", "true"),
+        ("color.ui", "always"),
+        ("color.diff", "always"),
+    ]:
+        repo.git("config", key, value)
+
+    assert diff(repo, base, head) == before
+    assert diff(repo, base, head, lines=False) == tuple(
+        FileChange(c.path, c.status, c.old_path, submodule=c.submodule) for c in before
+    )
+    assert [(c.path, c.submodule) for c in before] == [
+        ("dst/a b.py", False),
+        ("vendor/lib", True),
+        ("é.py", False),
+    ]
+    assert before[0].old_lines == spans((2, 2), (6, 6))
+
+
+# --- revisions and errors ----------------------------------------------------------------------
+
+
+def test_resolve_gives_full_shas(repo: GitRepo) -> None:
+    first = repo.commit("one")
+    second = repo.commit("two")
+    source = GitRepository(repo.root)
+
+    assert source.resolve("HEAD") == second
+    assert source.resolve("main~1") == first
+    assert source.resolve(first[:8]) == first
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(lambda s, good: s.resolve("no-such-branch"), id="resolve"),
+        pytest.param(lambda s, good: s.changes("no-such-branch", good), id="changes-base"),
+        pytest.param(lambda s, good: s.changes(good, "no-such-branch", lines=False), id="names"),
+        pytest.param(lambda s, good: s.merge_base(good, "no-such-branch"), id="merge-base"),
+        pytest.param(lambda s, good: s.read("no-such-branch", "a.py"), id="read"),
+        pytest.param(lambda s, good: s.list_files("no-such-branch"), id="list-files"),
+        pytest.param(lambda s, good: s.checkout("no-such-branch").__enter__(), id="checkout"),
+    ],
+)
+def test_unknown_revision_is_a_git_error_naming_it(
+    repo: GitRepo, call: Callable[[GitRepository, str], object]
+) -> None:
+    repo.write("a.py", "a\n")
+    good = repo.commit("one")
+
+    with pytest.raises(GitError, match="unknown revision 'no-such-branch'"):
+        call(GitRepository(repo.root), good)
+
+
+@pytest.mark.parametrize("rev", ["", "--output=/tmp/x", "-p"])
+def test_option_like_revision_is_rejected(repo: GitRepo, rev: str) -> None:
+    sha = repo.commit("one")
+
+    with pytest.raises(GitError, match="is not a revision"):
+        GitRepository(repo.root).changes(rev, sha)
+
+
+def test_unknown_sha_read_is_a_git_error(repo: GitRepo) -> None:
+    repo.commit("one")
+
+    with pytest.raises(GitError, match=f"unknown revision '{'0' * 40}'"):
+        GitRepository(repo.root).read("0" * 40, "a.py")
+
+
+def test_directory_that_is_not_a_repository_is_a_git_error(tmp_path: Path) -> None:
+    (tmp_path / "plain").mkdir()
+
+    with pytest.raises(GitError, match="is not a git repository"):
+        GitRepository(tmp_path / "plain")
+    with pytest.raises(GitError, match="does not exist"):
+        GitRepository(tmp_path / "missing")
+
+
+def test_subdirectory_opens_the_whole_repository(repo: GitRepo) -> None:
+    repo.write("pkg/a.py", "a\n")
+    repo.commit("one")
+
+    assert GitRepository(repo.root / "pkg").root == repo.root
+
+
+def test_merge_base_is_the_fork_point(repo: GitRepo) -> None:
+    fork = repo.commit("fork")
+    repo.branch("feature")
+    repo.write("f.py", "f\n")
+    feature = repo.commit("feature work")
+    repo.checkout("main")
+    repo.write("m.py", "m\n")
+    main = repo.commit("main work")
+    source = GitRepository(repo.root)
+
+    assert source.merge_base("main", "feature") == fork
+    assert source.merge_base(main, feature) == fork
+    # the PR diff: only what the feature branch did
+    assert [c.path for c in source.changes(source.merge_base(main, feature), feature)] == ["f.py"]
+
+
+def test_unrelated_histories_have_no_merge_base(repo: GitRepo) -> None:
+    repo.write("a.py", "a\n")
+    main = repo.commit("main")
+    repo.git("checkout", "-q", "--orphan", "other")
+    repo.write("b.py", "b\n")
+    other = repo.commit("other root")
+
+    with pytest.raises(GitError, match="no common ancestor"):
+        GitRepository(repo.root).merge_base(main, other)
+
+
+# --- files at a revision -----------------------------------------------------------------------
+
+
+def test_read_returns_bytes_or_none(repo: GitRepo) -> None:
+    repo.write("pkg/model.py", "v1\n")
+    first = repo.commit("one")
+    repo.write("pkg/model.py", "v2\n")
+    second = repo.commit("two")
+    source = GitRepository(repo.root)
+
+    assert source.read(first, "pkg/model.py") == b"v1\n"
+    assert source.read("HEAD", "pkg/model.py") == b"v2\n"
+    assert source.read(second, "pkg") is None  # a directory
+    assert source.read(second, "pkg/missing.py") is None
+    assert source.read(second, "pkg/model.py/x") is None
+    assert source.read(second, "") is None
+
+
+def test_list_files_lists_the_tree_at_the_revision(repo: GitRepo) -> None:
+    repo.write("a.py", "a\n")
+    repo.write("deep/er/b.py", "b\n")
+    first = repo.commit("one")
+    repo.remove("a.py")
+    repo.commit("two")
+
+    assert GitRepository(repo.root).list_files(first) == ("a.py", "deep/er/b.py")
+    assert GitRepository(repo.root).list_files("HEAD") == ("deep/er/b.py",)
+
+
+def test_repository_is_a_revision_source(repo: GitRepo) -> None:
+    repo.commit("one")
+    source: RevisionSource = GitRepository(repo.root)
+
+    assert source.read("HEAD", "nothing") is None
+
+
+# --- checkout ----------------------------------------------------------------------------------
+
+
+def user_state(repo: GitRepo) -> tuple[str, str, str, bytes]:
+    return (
+        repo.git("status", "--porcelain=v1", "--untracked-files=all"),
+        repo.git("worktree", "list", "--porcelain"),
+        repo.git("rev-parse", "HEAD"),
+        (repo.root / ".git" / "index").read_bytes(),
+    )
+
+
+@pytest.fixture
+def dirty_repo(repo: GitRepo) -> tuple[GitRepo, str]:
+    """A repo with an old revision, and uncommitted staged and unstaged work on top of HEAD."""
+    repo.write("model.py", "old\n")
+    repo.write("gone.py", "gone\n")
+    old = repo.commit("old")
+    repo.write("model.py", "new\n")
+    repo.remove("gone.py")
+    repo.commit("new")
+    repo.write("staged.py", "s\n")
+    repo.git("add", "staged.py")
+    repo.write("model.py", "uncommitted\n")
+    repo.write("untracked.txt", "u\n")
+    return repo, old
+
+
+def test_checkout_gives_the_tree_at_the_revision_and_leaves_the_user_alone(
+    dirty_repo: tuple[GitRepo, str],
+) -> None:
+    repo, old = dirty_repo
+    before = user_state(repo)
+    source = GitRepository(repo.root)
+
+    with source.checkout(old) as tree:
+        assert (tree / "model.py").read_text() == "old\n"
+        assert (tree / "gone.py").read_text() == "gone\n"
+        assert not (tree / "staged.py").exists()
+        assert not (tree / "untracked.txt").exists()
+        assert tree.resolve() != repo.root.resolve()
+        assert not tree.resolve().is_relative_to(repo.root.resolve())
+
+    assert not tree.exists()
+    assert not tree.parent.exists()
+    assert user_state(repo) == before
+    assert (repo.root / "model.py").read_text() == "uncommitted\n"
+
+
+def test_checkout_cleans_up_when_the_body_raises(dirty_repo: tuple[GitRepo, str]) -> None:
+    repo, old = dirty_repo
+    before = user_state(repo)
+
+    with pytest.raises(RuntimeError, match="boom"), GitRepository(repo.root).checkout(old) as tree:
+        (tree / "scratch.txt").write_text("left behind?")
+        raise RuntimeError("boom")
+
+    assert not tree.parent.exists()
+    assert user_state(repo) == before
+
+
+def test_checkout_cleans_up_when_the_body_deleted_the_tree(repo: GitRepo) -> None:
+    sha = repo.commit("one")
+    before = user_state(repo)
+
+    with GitRepository(repo.root).checkout(sha) as tree:
+        shutil.rmtree(tree)
+
+    assert not tree.parent.exists()
+    assert user_state(repo) == before
+
+
+def test_bare_mirror_diffs_and_checks_out(
+    make_repo: Callable[..., GitRepo], tmp_path: Path
+) -> None:
+    repo = make_repo()
+    repo.write("a.py", "a\n")
+    base = repo.commit("one")
+    repo.write("a.py", "a\nb\n")
+    head = repo.commit("two")
+    mirror = tmp_path / "mirror.git"
+    repo.git("clone", "-q", "--mirror", str(repo.root), str(mirror))
+    source = GitRepository(mirror)
+
+    assert only(source.changes(base, head)).new_lines == spans((2, 2))
+    with source.checkout(base) as tree:
+        assert (tree / "a.py").read_text() == "a\n"
+    assert source.root == mirror
+
+
+# --- scale -------------------------------------------------------------------------------------
+
+
+def fast_import(repo: GitRepo, stream: str) -> None:
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": os.devnull}
+    subprocess.run(
+        ["git", "fast-import", "--quiet"], cwd=repo.root, env=env, input=stream.encode(), check=True
+    )
+
+
+def big_path(n: int) -> str:
+    return f"pkg{n % 97}/layer{n % 13}/module_{n}.py"
+
+
+def test_hundred_thousand_file_diff_is_read_whole(repo: GitRepo) -> None:
+    count = 100_000
+    # One fast-import stream: a base with 100k files and a head that edits every one of them.
+    lines = ["blob", "mark :1", "data 4", "old", "", "blob", "mark :2", "data 4", "new", ""]
+    for mark, (ref, blob) in enumerate([("base", ":1"), ("head", ":2")], start=10):
+        lines += [f"commit refs/heads/{ref}", f"mark :{mark}", "committer T <t@e> 0 +0000"]
+        lines += ["data 3", ref[:3]] + (["from :10"] if ref == "head" else [])
+        lines += [f"M 100644 {blob} {big_path(n)}" for n in range(count)] + [""]
+    fast_import(repo, "\n".join(lines) + "\n")
+    source = GitRepository(repo.root)
+
+    names = source.changes("base", "head", lines=False)
+    full = source.changes("base", "head")
+
+    for changes in (names, full):
+        assert len(changes) == count
+        assert {c.status for c in changes} == {ChangeStatus.MODIFIED}
+        paths = {c.path for c in changes}
+        assert {big_path(0), big_path(12_345), big_path(count - 1)} <= paths
+        assert len(paths) == count
+    assert {c.new_lines for c in full} == {spans((1, 1))}
