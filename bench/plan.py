@@ -1,0 +1,289 @@
+"""Benchmark: `gradgate plan` on a 100,000-path diff against `git diff --name-only` on it.
+
+Builds a synthetic repository in a temp dir (one `git fast-import` stream): a base with 80,000
+files and a `.gradgate.yml` of 50 zones / 500 patterns, and a head that edits all of them and
+adds 20,000 more. Both commands run as subprocesses, best of 3. Also checks that planning never
+imports torch (DESIGN: `gradgate plan` must not).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EDITED, ADDED = 80_000, 20_000
+ZONES, PATTERNS_PER_ZONE = 50, 10
+TARGET_RATIO = 2.0
+RUNS = 3
+
+TOPS = ("src", "tests", "docs", "configs", "scripts", "tools", "benchmarks", "examples")
+PACKAGES = (
+    "nanogpt",
+    "vision",
+    "audio",
+    "text",
+    "rl",
+    "distributed",
+    "optim",
+    "quant",
+    "export",
+    "serving",
+    "data",
+    "kernels",
+)
+SUBDIRS = (
+    "models",
+    "layers",
+    "ops",
+    "utils",
+    "training",
+    "eval",
+    "io",
+    "experimental",
+    "attention",
+    "norms",
+)
+STEMS = (
+    "attention",
+    "conv",
+    "embedding",
+    "loss",
+    "optimizer",
+    "scheduler",
+    "tokenizer",
+    "dataset",
+    "checkpoint",
+    "metrics",
+    "trainer",
+    "sampler",
+    "mlp",
+    "rotary",
+    "cache",
+)
+EXTENSIONS = ("py",) * 12 + ("yaml", "yaml", "md", "md", "json", "cu", "cpp", "h", "txt", "ipynb")
+CHECKS = ("protected", "gradient", "checkpoint", "config-docs", "api-contract")
+# A clean git: neither the machine's nor the user's config may change the baseline.
+GIT_ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+
+
+def synthetic_paths(count: int, rng: random.Random) -> list[str]:
+    """``count`` distinct, realistic-looking paths spread over ~7,000 directories."""
+    paths = []
+    for n in range(count):
+        top, package = rng.choice(TOPS), rng.choice(PACKAGES)
+        sub, deeper = rng.choice(SUBDIRS), rng.choice(SUBDIRS)
+        paths.append(
+            f"{top}/{package}/{sub}/{deeper}/{rng.choice(STEMS)}_{n}.{rng.choice(EXTENSIONS)}"
+        )
+    return paths
+
+
+def zone_patterns(zone: int, rng: random.Random) -> list[str]:
+    """Ten gitignore patterns: directory globs, extensions, basenames, anchored dirs, excludes."""
+    package, sub = PACKAGES[zone % len(PACKAGES)], SUBDIRS[zone % len(SUBDIRS)]
+    other = rng.choice(SUBDIRS)
+    return [
+        f"src/{package}/{sub}/**",
+        f"tests/{package}/**",
+        f"*.{EXTENSIONS[-1 - zone % 8]}",
+        f"**/{rng.choice(STEMS)}_{rng.randrange(EDITED)}.py",
+        f"**/{rng.choice(STEMS)}_{rng.randrange(EDITED)}.py",
+        f"/{rng.choice(TOPS)}/{package}/{other}/",
+        f"/configs/{package}/{sub}/*.yaml",
+        f"docs/{package}/**/*.md",
+        f"!src/{package}/experimental/**",
+        f"!**/{sub}/{other}/*_cache_*",
+    ]
+
+
+def config_text(rng: random.Random) -> str:
+    lines = ["version: 1", "always: [protected]", "zones:"]
+    for zone in range(ZONES):
+        lines += [f"  - name: zone-{zone:02d}", "    paths:"]
+        lines += [f'      - "{pattern}"' for pattern in zone_patterns(zone, rng)]
+        checks = ", ".join(rng.sample(CHECKS, 2))
+        lines += [f"    checks: [{checks}]", f"    owners: ['@team-{zone % 7}']"]
+    return "\n".join(lines) + "\n"
+
+
+def build_repo(root: Path) -> None:
+    rng = random.Random(20240601)
+    config = config_text(rng).encode()
+    paths = synthetic_paths(EDITED + ADDED, rng)
+    edited, added = paths[:EDITED], paths[EDITED:]
+    stream = [b"blob\nmark :1\ndata %d\n%s\n" % (len(config), config)]
+    stream += [b"blob\nmark :2\ndata 5\nbase\n\n", b"blob\nmark :3\ndata 5\nhead\n\n"]
+    for mark, ref, blob, tree in ((10, "base", 2, edited), (11, "head", 3, edited + added)):
+        parent = b"from :10\n" if ref == "head" else b""
+        stream.append(b"commit refs/heads/%s\nmark :%d\n" % (ref.encode(), mark))
+        stream.append(
+            b"committer Bench <bench@example.com> 0 +0000\ndata 4\n%s\n%s" % (ref.encode(), parent)
+        )
+        if ref == "base":
+            stream.append(b"M 100644 :1 .gradgate.yml\n")
+        stream += [b"M 100644 :%d %s\n" % (blob, path.encode()) for path in tree]
+        stream.append(b"\n")
+    git(root, "init", "-q", "-b", "main")
+    subprocess.run(
+        ["git", "fast-import", "--quiet"], cwd=root, env=GIT_ENV, input=b"".join(stream), check=True
+    )
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=root, env=GIT_ENV, check=True, capture_output=True, text=True
+    )
+    return done.stdout
+
+
+def best_of(runs: int, command: Sequence[str], cwd: Path) -> tuple[float, str]:
+    """The fastest wall time of ``runs`` runs, and the output of the last one."""
+    best, out = float("inf"), ""
+    for _ in range(runs):
+        started = time.perf_counter()
+        done = subprocess.run(command, cwd=cwd, env=bench_env(), capture_output=True, text=True)
+        best = min(best, time.perf_counter() - started)
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
+        out = done.stdout
+    return best, out
+
+
+def bench_env() -> dict[str, str]:
+    return {**GIT_ENV, "PYTHONPATH": str(ROOT)}
+
+
+def plan_command(repo: Path) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "bot",
+        "plan",
+        "--repo",
+        str(repo),
+        "--base",
+        "base",
+        "--head",
+        "head",
+        "--format",
+        "json",
+    ]
+
+
+def check_plan_json(text: str) -> int:
+    """Assert the plan is the one this repository must give; the number of zones it touched."""
+    plan = json.loads(text)
+    assert plan["changed_files"] == EDITED + ADDED, plan["changed_files"]
+    assert plan["config_origin"] == "base", plan["config_origin"]
+    assert isinstance(plan["zones"], dict) and len(plan["zones"]) == ZONES, len(plan["zones"])
+    assert {c["name"] for c in plan["checks"]} == set(CHECKS)
+    return len(plan["zones"])
+
+
+# Runs `gradgate plan` in a fresh interpreter and reports whether torch got imported.
+_TORCH_PROBE = """
+import contextlib, io, json, sys
+from bot.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+print(json.dumps({"exit": code, "torch": "torch" in sys.modules}))
+"""
+
+
+def imports_torch(repo: Path) -> bool:
+    argv = plan_command(repo)[3:]
+    done = subprocess.run(
+        [sys.executable, "-c", _TORCH_PROBE, *argv],
+        cwd=ROOT,
+        env=bench_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    probe = json.loads(done.stdout.strip().splitlines()[-1])
+    assert probe["exit"] == 0, done.stderr
+    return bool(probe["torch"])
+
+
+def breakdown(repo: Path) -> list[tuple[str, float]]:
+    """Where the plan's time goes, measured step by step in this process (best of 3 each)."""
+    from bot.gitdiff import GitRepository
+    from bot.pipeline import Request, read_policy
+    from bot.plan import make_plan
+
+    def timed(step: Callable[[], object]) -> float:
+        best = float("inf")
+        for _ in range(RUNS):
+            started = time.perf_counter()
+            step()
+            best = min(best, time.perf_counter() - started)
+        return best
+
+    source = GitRepository(repo)
+    head = source.resolve("head")
+    base = source.merge_base(source.resolve("base"), head)
+    policy = read_policy(source, Request(repo_path=repo, base="base", head="head"), base, head)
+    changes = source.changes(base, head, lines=False)
+    startup, _ = best_of(
+        RUNS, [sys.executable, "-c", "import bot.cli, bot.pipeline, bot.report"], ROOT
+    )
+    return [
+        ("interpreter + imports", startup),
+        ("diff read (names, in-process)", timed(lambda: source.changes(base, head, lines=False))),
+        (
+            "zones + plan (in-process)",
+            timed(lambda: make_plan(policy.config, changes, config_origin=policy.origin)),
+        ),
+    ]
+
+
+def figure(name: str, value: str, target: str, ok: bool) -> str:
+    """One figure line in DESIGN.md's fixed format."""
+    return f"figure: {name} = {value} (target {target}) {'ok' if ok else 'MISSED'}"
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="gradgate-bench-") as tmp:
+        repo = Path(tmp) / "repo"
+        repo.mkdir()
+        started = time.perf_counter()
+        build_repo(repo)
+        print(
+            f"built {EDITED + ADDED:,} changed paths, {ZONES} zones / {ZONES * PATTERNS_PER_ZONE} "
+            f"patterns in {time.perf_counter() - started:.1f} s"
+        )
+
+        git_s, names = best_of(RUNS, ["git", "diff", "--name-only", "base", "head"], repo)
+        assert len(names.splitlines()) == EDITED + ADDED, len(names.splitlines())
+        plan_s, out = best_of(RUNS, plan_command(repo), ROOT)
+        touched = check_plan_json(out)
+        torch = imports_torch(repo)
+
+        print(
+            f"git diff --name-only: {git_s:.3f} s   gradgate plan: {plan_s:.3f} s (best of {RUNS})"
+        )
+        print(f"plan: {touched} zones touched")
+        try:
+            for step, seconds in breakdown(repo):
+                print(f"  {step:<32} {seconds:.3f} s")
+        except Exception as exc:  # the breakdown is a hint; the figures stand without it
+            print(f"  (no breakdown: {type(exc).__name__}: {exc})")
+
+    ratio = plan_s / git_s
+    print(
+        figure("plan_vs_git_diff", f"{ratio:.2f}", f"<= {TARGET_RATIO:.1f}", ratio <= TARGET_RATIO)
+    )
+    print(figure("plan_imports_torch", str(int(torch)), "== 0", not torch))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
