@@ -9,7 +9,8 @@ the standard library only. The message goes to RESULT_FD, never stdout, which us
     {"ok": false, "phase": "import" | "call" | "output",
      "error": {"type", "message", "traceback", "memory", "missing"}}
 
-The parent turns the message into a return value or a SandboxError; the wording lives there.
+``checks.sandbox_outcome`` turns the message into a return value or a SandboxError; the
+wording lives there.
 """
 
 from __future__ import annotations
