@@ -108,7 +108,7 @@ def _plan(args: argparse.Namespace) -> int:
 
     request = _request(args)
     assert isinstance(request, Request)
-    planned = plan_request(request, lines=False)
+    planned = plan_request(request, for_checks=False)
     sys.stdout.write(render_plan(planned.plan, args.format))
     return 0
 

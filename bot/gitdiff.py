@@ -28,7 +28,7 @@ from git.exc import (
 )
 
 from bot.errors import GitError
-from bot.gitparse import GITLINK, parse_names, parse_with_lines
+from bot.gitparse import GITLINK, parse_name_status, parse_names, parse_with_lines
 from checks.changes import FileChange
 
 # `-c` settings for every git call: paths in patch headers are quoted only where C needs it
@@ -134,6 +134,18 @@ class GitRepository:
         except GitError:
             for rev in (base_sha, head_sha):
                 self.resolve(rev)  # names the revision that does not exist, if one does not
+            raise
+
+    def changed_paths(self, base_sha: str, head_sha: str) -> tuple[list[str], int]:
+        """The paths ``base_sha..head_sha`` touches (a rename under both) and how many files."""
+        for rev in (base_sha, head_sha):
+            _check_rev(rev)
+        args = ("diff", "--name-status", "-z", *_DIFF_OPTIONS, base_sha, head_sha, "--")
+        try:
+            return parse_name_status(self._git(*args))
+        except GitError:
+            for rev in (base_sha, head_sha):
+                self.resolve(rev)
             raise
 
     def read(self, revision: str, path: str) -> bytes | None:

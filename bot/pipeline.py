@@ -13,7 +13,7 @@ from pathlib import Path
 from bot.config import CONFIG_FILENAME, Config, config_hash, load_config
 from bot.errors import ConfigError, GradgateError
 from bot.gitdiff import GitRepository
-from bot.plan import ConfigOrigin, Plan, make_plan, zones_for_check
+from bot.plan import ConfigOrigin, Plan, changed_paths, make_plan, zones_for_check
 from bot.report import Report
 from bot.verdict import verdict_for
 from checks import REGISTRY
@@ -80,15 +80,30 @@ def _policy(text: str, origin: ConfigOrigin, source: str) -> Policy:
     return Policy(load_config(text, source=source), origin, text, source)
 
 
-def plan_request(request: Request, *, lines: bool, progress: Progress = _quiet) -> Planned:
-    """Steps 1-4. Never imports torch: `gradgate plan` is this function and a renderer."""
+def plan_request(request: Request, *, for_checks: bool, progress: Progress = _quiet) -> Planned:
+    """Steps 1-4. Never imports torch: `gradgate plan` is this function and a renderer.
+
+    ``for_checks=False`` (plain `gradgate plan`) reads only the changed paths, which is all the
+    plan needs; the checks need each file's status and changed lines.
+    """
     repo = GitRepository(request.repo_path)
     head_sha = repo.resolve(request.head)
     base_sha = repo.merge_base(repo.resolve(request.base), head_sha)
     policy = read_policy(repo, request, base_sha, head_sha)  # 1 config
     progress("reading the diff")
-    changes = repo.changes(base_sha, head_sha, lines=lines)  # 2 diff
-    plan = make_plan(policy.config, changes, config_origin=policy.origin, only=request.only)  # 3+4
+    changes: tuple[FileChange, ...] = ()
+    if for_checks:  # 2 diff
+        changes = repo.changes(base_sha, head_sha, lines=True)
+        paths, files = changed_paths(changes), len(changes)
+    else:
+        paths, files = repo.changed_paths(base_sha, head_sha)
+    plan = make_plan(  # 3 zones, 4 plan
+        policy.config,
+        paths,
+        changed_files=files,
+        config_origin=policy.origin,
+        only=request.only,
+    )
     return Planned(repo, base_sha, head_sha, policy, changes, plan)
 
 
@@ -118,7 +133,7 @@ def run_check(name: str, ctx: CheckContext) -> CheckResult:
 
 def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
     """Steps 1-7. Raises GradgateError only before a plan exists; doors turn it into a report."""
-    planned = plan_request(request, lines=True, progress=progress)
+    planned = plan_request(request, for_checks=True, progress=progress)
     results = []
     for check in planned.plan.to_run:  # 5 run
         progress(f"running {check.name}")

@@ -95,13 +95,15 @@ def changed_paths(changes: Sequence[FileChange]) -> list[str]:
 
 def make_plan(
     config: Config,
-    changes: Sequence[FileChange],
+    paths: Sequence[str],
     *,
+    changed_files: int,
     config_origin: ConfigOrigin,
     only: Collection[str] | None = None,
     matcher: ZoneMatcher | None = None,
 ) -> Plan:
-    paths = changed_paths(changes)
+    """``paths``: every path the diff touches (see `changed_paths`); ``changed_files``: how many
+    files changed (a rename is one file but two paths)."""
     zones = (matcher or ZoneMatcher.compile(config.zones)).match(paths)
     zone_by_name = {z.name: z for z in config.zones}
     planned: list[PlannedCheck] = []
@@ -135,7 +137,7 @@ def make_plan(
     return Plan(
         checks=tuple(planned),
         zones=zones,
-        changed_files=len(changes),
+        changed_files=changed_files,
         config_origin=config_origin,
         config_changed=CONFIG_FILENAME in paths,
         owners=owners,

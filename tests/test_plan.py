@@ -5,7 +5,7 @@ import json
 import pytest
 
 from bot.config import Config
-from bot.plan import ConfigOrigin, Plan, ReasonKind, make_plan
+from bot.plan import ConfigOrigin, Plan, ReasonKind, changed_paths, make_plan
 from checks.changes import ChangeStatus, FileChange
 
 CONFIG = Config.model_validate(
@@ -30,7 +30,13 @@ def modified(*paths: str) -> tuple[FileChange, ...]:
 
 
 def plan_for(*changes: FileChange, only: tuple[str, ...] | None = None) -> Plan:
-    return make_plan(CONFIG, changes, config_origin=ConfigOrigin.BASE, only=only)
+    return make_plan(
+        CONFIG,
+        changed_paths(changes),
+        changed_files=len(changes),
+        config_origin=ConfigOrigin.BASE,
+        only=only,
+    )
 
 
 def planned(plan: Plan, name: str) -> tuple[bool, list[ReasonKind]]:

@@ -11,7 +11,6 @@ from bot.plan import ConfigOrigin, Plan, make_plan
 from bot.report import COMMENT_MARKER, STATUS_LIMIT, Report, render, status_descriptions
 from bot.verdict import Verdict, verdict_for
 from checks.base import CheckResult, Finding, Outcome, Severity, not_available
-from checks.changes import ChangeStatus, FileChange
 
 GOLDEN = Path(__file__).parent / "golden"
 BASE = "1111111" + "a" * 33
@@ -33,8 +32,7 @@ CONFIG = Config.model_validate(
 
 
 def plan(*paths: str, origin: ConfigOrigin = ConfigOrigin.BASE) -> Plan:
-    changes = tuple(FileChange(path=p, status=ChangeStatus.MODIFIED) for p in paths)
-    return make_plan(CONFIG, changes, config_origin=origin)
+    return make_plan(CONFIG, paths, changed_files=len(paths), config_origin=origin)
 
 
 PROTECTED_FAIL = CheckResult(
