@@ -604,3 +604,27 @@ def test_hundred_thousand_file_diff_is_read_whole(repo: GitRepo) -> None:
         assert {big_path(0), big_path(12_345), big_path(count - 1)} <= paths
         assert len(paths) == count
     assert {c.new_lines for c in full} == {spans((1, 1))}
+
+
+def test_changed_paths_agree_with_changes_and_count_a_rename_as_one_file(repo: GitRepo) -> None:
+    repo.write("models/encoder.py", "".join(f"line {i}\n" for i in range(30)))
+    repo.write("README.md", "# readme\n")
+    repo.write("old.txt", "gone\n")
+    base = repo.commit("base")
+    repo.move("models/encoder.py", "attic/enc oder é.py")
+    repo.write("README.md", "# readme, edited\n")
+    repo.remove("old.txt")
+    repo.write("new\nline.py", "x = 1\n")
+    head = repo.commit("head")
+    source = GitRepository(repo.root)
+    paths, files = source.changed_paths(base, head)
+    changes = source.changes(base, head, lines=False)
+    assert files == len(changes) == 4
+    assert sorted(paths) == sorted(p for c in changes for p in c.paths)
+    assert {"models/encoder.py", "attic/enc oder é.py", "new\nline.py"} <= set(paths)
+
+
+def test_changed_paths_of_an_unknown_revision_names_it(repo: GitRepo) -> None:
+    base = repo.commit("base")
+    with pytest.raises(GitError, match="deadbeef"):
+        GitRepository(repo.root).changed_paths(base, "deadbeef" * 5)
