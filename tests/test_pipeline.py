@@ -1,0 +1,74 @@
+"""The pipeline isolates each check: a check that raises is an error result, never a crash."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+import checks
+from bot.pipeline import Request, run_request
+from bot.verdict import Verdict
+from checks.base import CheckContext, CheckResult, CheckSettings, Outcome
+from tests.gitrepo import GitRepo
+
+
+class Exploding:
+    name: ClassVar[str] = "protected"
+    title: ClassVar[str] = "Protected lines"
+    settings_model: ClassVar[type[CheckSettings]] = CheckSettings
+    runs_user_code: ClassVar[bool] = False
+    available: ClassVar[bool] = True
+
+    def run(self, ctx: CheckContext) -> CheckResult:
+        raise RuntimeError("cannot parse models/net.py")
+
+
+@pytest.fixture
+def pr(repo: GitRepo) -> Path:
+    repo.write("models/net.py", "x = 1\n")
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("models/net.py", "x = 2\n")
+    repo.commit("head")
+    return repo.root
+
+
+def test_a_check_that_raises_becomes_an_error_result_and_an_error_verdict(
+    pr: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(checks.REGISTRY, "protected", Exploding())
+    report = run_request(Request(repo_path=pr, base="main", head="pr"))
+    (result,) = report.results
+    assert result.outcome is Outcome.ERROR
+    assert result.summary == "RuntimeError: cannot parse models/net.py"
+    assert report.verdict is Verdict.ERROR
+
+
+def test_a_required_check_that_is_not_built_is_unavailable_and_not_a_pass(
+    repo: GitRepo, pr: Path
+) -> None:
+    repo.checkout("main")
+    repo.write(
+        ".gradgate.yml", "zones:\n  - name: m\n    paths: [models/**]\n    checks: [gradient]\n"
+    )
+    repo.commit("policy")
+    repo.checkout("pr")
+    repo.git("rebase", "-q", "main")
+    report = run_request(Request(repo_path=pr, base="main", head="pr"))
+    outcomes = {r.check: r.outcome for r in report.results}
+    assert outcomes == {"protected": Outcome.PASS, "gradient": Outcome.UNAVAILABLE}
+    assert report.verdict is Verdict.ERROR
+
+
+def test_the_report_names_the_merge_base_not_the_moving_base_branch(
+    repo: GitRepo, pr: Path
+) -> None:
+    fork_point = repo.git("rev-parse", "main")
+    repo.checkout("main")
+    repo.write("later.py", "y = 1\n")
+    repo.commit("main moved on")
+    report = run_request(Request(repo_path=pr, base="main", head="pr"))
+    assert report.base_sha == fork_point
+    assert report.plan is not None and report.plan.changed_files == 1
