@@ -15,7 +15,7 @@ import hashlib
 import re
 from typing import Annotated, Any
 
-import pathspec
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -48,13 +48,13 @@ def _known_check(name: str) -> str:
 
 
 def _gitignore_pattern(pattern: str) -> str:
+    # The pattern as `GitIgnoreSpec.from_lines` compiles it, without building a whole spec (its
+    # matching backend) per pattern and per zone: ~25 ms on a 500-pattern config, every plan.
     try:
-        compiled = pathspec.GitIgnoreSpec.from_lines([pattern]).patterns[0]
-    except (
-        ValueError,
-        IndexError,
-        re.error,
-    ):  # pathspec raises IndexError for "", re.error for [z-a]
+        if not pattern:  # from_lines skips "" (it would match nothing); a zone must not
+            raise ValueError(pattern)
+        compiled = GitIgnoreSpecPattern(pattern)
+    except (ValueError, re.error):  # re.error for [z-a]
         raise ValueError(f"`{pattern}` is not a valid gitignore pattern") from None
     if compiled.include is None:  # gitignore syntax silently ignores the line
         if not pattern.strip():
@@ -98,7 +98,8 @@ class Zone(BaseModel):
     @field_validator("paths")
     @classmethod
     def _includes_something(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        if not any(p.include for p in pathspec.GitIgnoreSpec.from_lines(value).patterns):
+        # Each pattern is valid by now, so pathspec's own rule applies: a leading `!` excludes.
+        if all(p.startswith("!") for p in value):
             raise ValueError(
                 "every pattern starts with `!`, which only excludes; "
                 "add at least one pattern that includes files"

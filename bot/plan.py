@@ -106,9 +106,13 @@ def make_plan(
     files changed (a rename is one file but two paths)."""
     zones = (matcher or ZoneMatcher.compile(config.zones)).match(paths)
     zone_by_name = {z.name: z for z in config.zones}
+    by_check: dict[str, list[str]] = {}  # check -> the touched zones requiring it, in order
+    for z in zones:
+        for name in dict.fromkeys(zone_by_name[z].checks):
+            by_check.setdefault(name, []).append(z)
     planned: list[PlannedCheck] = []
     for name, check in REGISTRY.items():
-        requiring = tuple(z for z in zones if name in zone_by_name[z].checks)
+        requiring = tuple(by_check.get(name, ()))
         run_reasons = [
             Reason(ReasonKind.ZONE, zone=z, path=zones[z][0], more=len(zones[z]) - 1)
             for z in requiring

@@ -190,6 +190,13 @@ MALFORMED = [
         "`#models` is a comment in gitignore syntax and matches nothing",
     ),
     (
+        "pattern-empty",
+        _zone("    paths: ['']\n"),
+        "zones[0] (name: m).paths[0]",
+        3,
+        "`` is not a valid gitignore pattern",
+    ),
+    (
         "pattern-blank",
         _zone("    paths: ['  ']\n"),
         "zones[0] (name: m).paths[0]",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 
 from bot.errors import GitError
 from bot.gitdiff import GitRepository
+from bot.gitparse import read_name_status
 from checks.base import RevisionSource
 from checks.changes import ChangeStatus, FileChange, LineSpan
 from tests.gitrepo import GitRepo
@@ -370,6 +372,9 @@ def test_resolve_gives_full_shas(repo: GitRepo) -> None:
         pytest.param(lambda s, good: s.changes("no-such-branch", good), id="changes-base"),
         pytest.param(lambda s, good: s.changes(good, "no-such-branch", lines=False), id="names"),
         pytest.param(lambda s, good: s.merge_base(good, "no-such-branch"), id="merge-base"),
+        pytest.param(lambda s, good: s.diff_range(good, "no-such-branch"), id="range-head"),
+        pytest.param(lambda s, good: s.diff_range("no-such-branch", good), id="range-base"),
+        pytest.param(lambda s, good: s.changed_paths(good, "no-such-branch"), id="paths"),
         pytest.param(lambda s, good: s.read("no-such-branch", "a.py"), id="read"),
         pytest.param(lambda s, good: s.list_files("no-such-branch"), id="list-files"),
         pytest.param(lambda s, good: s.checkout("no-such-branch").__enter__(), id="checkout"),
@@ -441,6 +446,86 @@ def test_unrelated_histories_have_no_merge_base(repo: GitRepo) -> None:
 
     with pytest.raises(GitError, match="no common ancestor"):
         GitRepository(repo.root).merge_base(main, other)
+    with pytest.raises(GitError, match="no common ancestor"):
+        GitRepository(repo.root).diff_range("main", "other")
+
+
+def criss_cross(repo: GitRepo) -> None:
+    """Branches `left` and `right` that each merged the other: two best merge bases."""
+    repo.commit("root")
+    for side in ("left", "right"):
+        repo.branch(side, "main")
+        repo.write(f"{side}.py", f"{side}\n")
+        repo.commit(side)
+    repo.checkout("left")
+    repo.git("merge", "-q", "--no-edit", "right")  # right's own commit, before it merges
+    repo.checkout("right")
+    repo.git("merge", "-q", "--no-edit", "left~1")  # left's own commit, before it merged
+    for side in ("left", "right"):
+        repo.checkout(side)
+        repo.write(f"{side}2.py", "more\n")
+        repo.commit(f"{side} again")
+
+
+@pytest.mark.parametrize(
+    ("base", "head"),
+    [
+        ("main", "feature"),  # main moved on after the fork
+        ("feature", "main"),
+        ("main", "main"),  # the same commit: an empty diff
+        ("main~1", "main"),  # head is ahead: the merge base is base itself
+        ("main", "feature~1"),
+    ],
+)
+def test_diff_range_is_the_merge_base_and_the_head(repo: GitRepo, base: str, head: str) -> None:
+    repo.commit("fork")
+    repo.branch("feature")
+    repo.write("f.py", "f\n")
+    repo.commit("feature work")
+    repo.checkout("main")
+    repo.write("m.py", "m\n")
+    repo.commit("main work")
+    source = GitRepository(repo.root)
+
+    expected = (source.merge_base(base, head), source.resolve(head))
+    assert source.diff_range(base, head) == expected
+
+
+def test_diff_range_with_two_merge_bases_picks_the_one_merge_base_picks(repo: GitRepo) -> None:
+    criss_cross(repo)
+    source = GitRepository(repo.root)
+    assert len(repo.git("merge-base", "--all", "left", "right").split()) == 2
+
+    for base, head in (("left", "right"), ("right", "left")):
+        assert source.diff_range(base, head) == (
+            source.merge_base(base, head),
+            source.resolve(head),
+        )
+
+
+@pytest.mark.parametrize("rev", ["main..main", "main...main", "HEAD:a.py"])
+def test_diff_range_of_what_is_not_a_commit_is_an_unknown_revision(repo: GitRepo, rev: str) -> None:
+    repo.write("a.py", "a\n")
+    repo.commit("one")
+
+    with pytest.raises(GitError, match="unknown revision"):
+        GitRepository(repo.root).diff_range("main", rev)
+
+
+def test_leaving_a_started_diff_unread_stops_git_and_keeps_the_callers_error(
+    repo: GitRepo,
+) -> None:
+    base = repo.commit("base")
+    for n in range(200):
+        repo.write(f"pkg/m{n}.py", f"{n}\n")
+    head = repo.commit("head")
+    source = GitRepository(repo.root)
+
+    with pytest.raises(RuntimeError, match="config failed"), source.start_changed_paths(base, head):
+        raise RuntimeError("config failed")
+    with source.start_changed_paths(base, head) as diff:  # still usable afterwards
+        paths, files = diff()
+    assert files == len(paths) == 200
 
 
 # --- files at a revision -----------------------------------------------------------------------
@@ -628,3 +713,34 @@ def test_changed_paths_of_an_unknown_revision_names_it(repo: GitRepo) -> None:
     base = repo.commit("base")
     with pytest.raises(GitError, match="deadbeef"):
         GitRepository(repo.root).changed_paths(base, "deadbeef" * 5)
+
+
+class Trickle(io.BytesIO):
+    """git's output arriving a few bytes at a time: fields and characters cut anywhere."""
+
+    def read(self, size: int | None = -1) -> bytes:
+        return super().read(3)
+
+
+@pytest.mark.parametrize(
+    ("out", "paths", "files"),
+    [
+        (b"", [], 0),
+        (b"M\0a.py\0A\0b/c.py\0D\0d\0T\0link\0", ["a.py", "b/c.py", "d", "link"], 4),
+        (b"M\0a\0R100\0old\0new\0M\0z\0", ["a", "old", "new", "z"], 3),  # a rename: 2 paths
+        (b"R087\0o\0n\0", ["o", "n"], 1),
+        (b"A\0M\0M\0A\0", ["M", "A"], 2),  # paths named like statuses
+        ("M\0modèle €.py\0".encode(), ["modèle €.py"], 1),  # cut inside a character
+        (b"M\0bad\xff.py\0", ["bad\udcff.py"], 1),  # not UTF-8: kept, as git's bytes
+    ],
+)
+def test_name_status_is_read_whole_however_git_cuts_its_output(
+    out: bytes, paths: list[str], files: int
+) -> None:
+    assert read_name_status(io.BytesIO(out)) == (paths, files)
+    assert read_name_status(Trickle(out)) == (paths, files)
+
+
+def test_name_status_with_an_unknown_status_is_a_git_error() -> None:
+    with pytest.raises(GitError, match="unexpected change status 'X'"):
+        read_name_status(io.BytesIO(b"M\0a\0X\0b\0"))

@@ -103,3 +103,21 @@ def test_plan_json_has_a_job_matrix_of_the_checks_to_run() -> None:
     assert data["zones"] == {"docs": ["README.md"]}
     docs = next(c for c in data["checks"] if c["name"] == "config-docs")
     assert docs["reasons"] == [{"kind": "zone", "zone": "docs", "path": "README.md", "more": 0}]
+
+
+def test_a_check_lists_each_touched_zone_requiring_it_once_in_config_order() -> None:
+    config = Config.model_validate(
+        {
+            "zones": [
+                {"name": "b-docs", "paths": ["*.md"], "checks": ["config-docs", "config-docs"]},
+                {"name": "a-readme", "paths": ["README.md"], "checks": ["config-docs"]},
+                {"name": "untouched", "paths": ["nope/"], "checks": ["config-docs"]},
+            ]
+        }
+    )
+    plan = make_plan(
+        config, ["README.md"], changed_files=1, config_origin=ConfigOrigin.BASE, only=None
+    )
+    docs = next(c for c in plan.checks if c.name == "config-docs")
+    assert docs.zones == ("b-docs", "a-readme")
+    assert [r.zone for r in docs.reasons] == ["b-docs", "a-readme"]

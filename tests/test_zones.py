@@ -100,6 +100,23 @@ def test_match_takes_any_iterable_keeps_input_order_and_drops_duplicates() -> No
     assert match_zones(zones, []) == {}
 
 
+@pytest.mark.parametrize(
+    "paths",
+    [
+        ["README.md", "docs/x.md", "src/a.py", "src/b.py"],  # git's order: nothing to drop
+        ("README.md", "docs/x.md", "src/a.py", "src/b.py"),
+        ["README.md", "docs/x.md", "src/a.py", "src/a.py", "src/b.py"],  # in order, a repeat
+        ["README.md", "docs/x.md", "src/a.py", "src/b.py", "README.md"],
+    ],
+)
+def test_sorted_input_and_repeats_give_each_path_once(paths: list[str]) -> None:
+    zones = [zone("src/**", name="code"), zone("*.md", name="docs")]
+    assert ZoneMatcher.compile(zones).match(paths) == {
+        "code": ("src/a.py", "src/b.py"),
+        "docs": ("README.md", "docs/x.md"),
+    }
+
+
 ODD = [
     "/src/a.py",
     "./src/a.py",
