@@ -80,6 +80,7 @@ class GitRepository:
         except InvalidGitRepositoryError as exc:
             raise GitError(f"{path} is not a git repository (run gradgate in a clone)") from exc
         self.root = Path(self._repo.working_tree_dir or self._repo.git_dir)
+        self._known: set[str] = set()  # revisions read() has seen exist
 
     def close(self) -> None:
         """Stop GitPython's helper processes; the object is unusable afterwards."""
@@ -196,6 +197,21 @@ class GitRepository:
 
     def read(self, revision: str, path: str) -> bytes | None:
         """The file's bytes at ``revision``; None when absent there, a directory or a submodule."""
+        if "\n" in path or "\r" in path or not path or not _utf8(path):
+            return self._read_from_tree(revision, path)
+        # One round trip to git's persistent `cat-file --batch` per file. Tree.join instead
+        # parsed every tree on the way down on each call: 5 minutes for a 100,000-file PR.
+        try:
+            _, kind, _, data = self._repo.git.get_object_data(f"{revision}:{path}")
+        except ValueError:  # "<name> missing": no such path (or no such revision) there
+            if revision not in self._known:
+                self._tree(revision)  # raises GitError naming an unknown revision
+                self._known.add(revision)
+            return None
+        return bytes(data) if kind in (b"blob", "blob") else None  # bytes, though typed str
+
+    def _read_from_tree(self, revision: str, path: str) -> bytes | None:
+        """`cat-file --batch` reads one name per line, so such paths are looked up in the tree."""
         try:
             item = self._tree(revision).join(path)
         except KeyError:
@@ -301,6 +317,15 @@ class GitRepository:
             f"unknown revision '{rev}' in {self.root}: no such commit here "
             "(if it exists upstream, fetch it; a shallow clone may not have it)"
         )
+
+
+def _utf8(path: str) -> bool:
+    """Whether ``path`` is valid UTF-8 text (not a non-UTF-8 name carried as surrogates)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_rev(rev: str) -> None:
