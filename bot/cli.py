@@ -30,7 +30,9 @@ def _parser() -> argparse.ArgumentParser:
 
     def revisions(p: argparse.ArgumentParser) -> None:
         p.add_argument("--repo", type=Path, default=Path("."), help="repository (default: .)")
-        p.add_argument("--base", default="main", help="base revision (default: main)")
+        p.add_argument(
+            "--base", help="base revision (default: main, else master, else origin/HEAD)"
+        )
         p.add_argument("--head", default="HEAD", help="head revision (default: HEAD)")
         p.add_argument("--config", type=Path, help="use this config instead of .gradgate.yml")
         p.add_argument("--only", action="append", metavar="CHECK", help="run only this check")
@@ -82,9 +84,24 @@ def _request(args: argparse.Namespace) -> object:
         unknown = [c for c in only if c not in REGISTRY]
         if unknown:
             raise UsageError(f"unknown check {unknown[0]!r} (known: {', '.join(REGISTRY)})")
+    base = args.base or _default_base(args.repo)
     return Request(
-        repo_path=args.repo, base=args.base, head=args.head, config_file=args.config, only=only
+        repo_path=args.repo, base=base, head=args.head, config_file=args.config, only=only
     )
+
+
+def _default_base(repo_path: Path) -> str:
+    """The branch a change is usually compared with; the first of these that exists."""
+    from bot.gitdiff import GitRepository
+
+    repo = GitRepository(repo_path)
+    for candidate in ("main", "master", "origin/HEAD"):
+        try:
+            repo.resolve(candidate)
+        except GradgateError:
+            continue
+        return candidate
+    raise UsageError("no `main`, `master` or `origin/HEAD` here; name the base with --base")
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -232,3 +232,15 @@ def test_malformed_config_at_base_exits_2_naming_key_and_line(
     if key_path is not None:
         assert f"`{key_path}`" in out
     assert "Traceback" not in out + err
+
+
+def test_base_defaults_to_master_when_there_is_no_main(
+    project: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.git("branch", "-m", "main", "master")
+    project.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
+    project.commit("move runs")
+    code = main(["check", "--repo", str(project.root), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert data["base_sha"] == project.git("rev-parse", "master")
