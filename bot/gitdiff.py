@@ -2,8 +2,8 @@
 
 The only module that imports GitPython. Every git failure leaves it as a GitError whose message
 says what to do. Diffs are read with `git diff --raw -z` (plus `-p -U0` for line spans) through
-GitPython's command runner and parsed by bot.gitparse: GitPython's `Diff` objects took 36 s on a
-100,000-file diff against 0.1 s for `git diff --raw -z` itself.
+GitPython's command runner, with bot.gitcmd's command lines, and parsed by bot.gitparse:
+GitPython's `Diff` objects took 36 s on 100,000 files against 0.1 s for `git diff` itself.
 
 Not thread-safe (GitPython keeps a `git cat-file` process per repository): one instance per thread.
 """
@@ -11,62 +11,18 @@ Not thread-safe (GitPython keeps a `git cat-file` process per repository): one i
 from __future__ import annotations
 
 import contextlib
-import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import git
-from git.exc import (
-    BadName,
-    BadObject,
-    GitCommandError,
-    GitCommandNotFound,
-    InvalidGitRepositoryError,
-    NoSuchPathError,
-)
+from git.exc import GitCommandError, GitCommandNotFound
 
+from bot import gitcmd
 from bot.errors import GitError
 from bot.gitparse import GITLINK, parse_names, parse_with_lines, read_name_status
 from checks.changes import FileChange
-
-# `-c` settings for every git call: paths in patch headers are quoted only where C needs it
-# (so we can check them), and nothing from the user's hooks or fsmonitor runs on our behalf.
-_CONFIG = tuple(
-    item
-    for setting in ("core.quotepath=false", "core.hooksPath=/dev/null", "core.fsmonitor=false")
-    for item in ("-c", setting)
-)
-
-# Pin every `git diff` behaviour a user's config (diff.*, color.*, core.quotepath) could change.
-# Renames: on, at git's default 50% similarity. Copies (-C) stay off: a copy leaves its source
-# untouched, and counting the source path would trigger zones nobody edited. `-l1000` is git's
-# own default diff.renameLimit, pinned: exact renames and directory moves (basename matching)
-# are found at any size; only the quadratic inexact search is skipped above 1000x1000 candidates,
-# and then a rename shows as delete + add, which still touches both paths.
-_DIFF_OPTIONS = (
-    "--no-color",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--no-relative",
-    "--no-abbrev",
-    "--ignore-submodules=none",
-    "--submodule=short",
-    "--find-renames",
-    "-l1000",
-)
-_PATCH_OPTIONS = (
-    "--patch",
-    "--unified=0",
-    "--inter-hunk-context=0",
-    "--diff-algorithm=myers",
-    "--indent-heuristic",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-)
-
-_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 class GitRepository:
@@ -75,9 +31,9 @@ class GitRepository:
     def __init__(self, path: Path) -> None:
         try:
             self._repo = git.Repo(path, search_parent_directories=True)
-        except NoSuchPathError as exc:
+        except git.exc.NoSuchPathError as exc:
             raise GitError(f"{path} does not exist, so it is not a git repository") from exc
-        except InvalidGitRepositoryError as exc:
+        except git.exc.InvalidGitRepositoryError as exc:
             raise GitError(f"{path} is not a git repository (run gradgate in a clone)") from exc
         self.root = Path(self._repo.working_tree_dir or self._repo.git_dir)
         self._known: set[str] = set()  # revisions read() has seen exist
@@ -94,45 +50,31 @@ class GitRepository:
 
     def resolve(self, rev: str) -> str:
         """The full SHA of the commit ``rev`` names (a SHA, branch, tag, ``HEAD~2``...)."""
-        _check_rev(rev)
-        try:
-            out = self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
-        except GitError as error:
-            if _exit_status(error) != 1:  # 1 is "no such commit"; a broken repo speaks for itself
-                raise
-            raise GitError(self._unknown(rev)) from None
-        return out.decode().strip()
+        gitcmd.check_rev(rev)
+        return self._answer(
+            self._unknown(rev), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"
+        )
 
     def merge_base(self, base: str, head: str) -> str:
         """The best common ancestor of ``base`` and ``head``: where the PR's diff starts."""
         base_sha, head_sha = self.resolve(base), self.resolve(head)
-        try:
-            return self._git("merge-base", base_sha, head_sha).decode().strip()
-        except GitError as error:
-            if _exit_status(error) != 1:  # 1 is "no merge base"
-                raise
-            raise GitError(
-                f"'{base}' and '{head}' have no common ancestor in {self.root}: unrelated "
-                "histories, or a shallow clone too shallow to reach one (fetch more history)"
-            ) from None
+        unrelated = (
+            f"'{base}' and '{head}' have no common ancestor in {self.root}: unrelated "
+            "histories, or a shallow clone too shallow to reach one (fetch more history)"
+        )
+        return self._answer(unrelated, "merge-base", base_sha, head_sha)
 
     def diff_range(self, base: str, head: str) -> tuple[str, str]:
         """(merge-base of ``base`` and ``head``, ``head``) as full SHAs: a pull request's diff.
 
-        One `git rev-parse H B H...B`: H, B, then the pair again and `^` before each merge base;
-        resolve + merge-base was five git runs. What it does not settle (no merge base, several,
-        an unknown revision) takes those five, whose errors say what is wrong.
+        One git run (bot.gitcmd.range_query); what it does not settle (no merge base, several,
+        an unknown revision) takes resolve + merge-base, whose errors say what is wrong.
         """
-        for rev in (base, head):
-            _check_rev(rev)
-        if ".." not in base + head:  # "a..b" is a range, not a commit: let resolve say so
-            h, b = f"{head}^{{commit}}", f"{base}^{{commit}}"
+        gitcmd.check_rev(base, head)
+        if (query := gitcmd.range_query(base, head)) is not None:
             with contextlib.suppress(GitError):
-                out = self._git("rev-parse", h, b, f"{h}...{b}").decode().split()
-                shas = [x.removeprefix("^") for x in out]
-                ok = len(out) == 5 and sorted(out[:2]) == sorted(out[2:4]) and out[4][:1] == "^"
-                if ok and all(map(_FULL_SHA.fullmatch, shas)):
-                    return shas[4], shas[0]
+                if (settled := gitcmd.read_range(self._git(*query))) is not None:
+                    return settled
         head_sha = self.resolve(head)
         return self.merge_base(self.resolve(base), head_sha), head_sha
 
@@ -145,16 +87,15 @@ class GitRepository:
         merge base itself. ``lines=False`` reads names, statuses and modes only (the planner's
         fast path); spans stay empty and ``binary`` is not known then.
         """
-        for rev in (base_sha, head_sha):
-            _check_rev(rev)
+        gitcmd.check_rev(base_sha, head_sha)
         try:
             if not lines:
-                out = self._git("diff", "--raw", "-z", *_DIFF_OPTIONS, base_sha, head_sha, "--")
-                return parse_names(out)
-            return self._changes_with_lines(base_sha, head_sha)
+                return parse_names(self._git(*gitcmd.RAW_DIFF, base_sha, head_sha, "--"))
+            # One git run for records and patch, parsed while git writes it.
+            args = (*gitcmd.PATCH_DIFF, base_sha, head_sha, "--")
+            return gitcmd.read(self._start(*args), parse_with_lines)
         except GitError:
-            for rev in (base_sha, head_sha):
-                self.resolve(rev)  # names the revision that does not exist, if one does not
+            self._name_unknown(base_sha, head_sha)
             raise
 
     def changed_paths(self, base_sha: str, head_sha: str) -> tuple[list[str], int]:
@@ -171,33 +112,25 @@ class GitRepository:
         git spends ~0.1 s on a 100,000-file diff before writing anything; the planner reads and
         compiles the config meanwhile. Leaving the block stops a git not read.
         """
-        for rev in (base_sha, head_sha):
-            _check_rev(rev)
-        args = ("diff", "--name-status", "-z", *_DIFF_OPTIONS, base_sha, head_sha, "--")
-        proc = self._start(*args)
+        gitcmd.check_rev(base_sha, head_sha)
+        args = (*gitcmd.NAME_STATUS_DIFF, base_sha, head_sha, "--")
+        started = self._start(*args)
 
         def result() -> tuple[list[str], int]:
             try:
-                try:
-                    return read_name_status(proc.stdout)  # reads to the end, then parses
-                finally:
-                    proc.wait()  # a failed git, not what it left unparsed, is the news
-            except GitCommandError as exc:
-                for rev in (base_sha, head_sha):
-                    self.resolve(rev)  # names the revision that does not exist, if one does not
-                raise GitError(self._failed(args, exc)) from exc
+                return gitcmd.read(started, read_name_status)
+            except GitError:
+                self._name_unknown(base_sha, head_sha)
+                raise
 
         try:
             yield result
         finally:
-            if proc.poll() is None:  # not read: the caller failed first
-                proc.kill()
-                with contextlib.suppress(GitCommandError):  # killed: a status, not news
-                    proc.wait()
+            gitcmd.stop(started)  # not read: the caller failed first
 
     def read(self, revision: str, path: str) -> bytes | None:
         """The file's bytes at ``revision``; None when absent there, a directory or a submodule."""
-        if "\n" in path or "\r" in path or not path or not _utf8(path):
+        if not gitcmd.batchable(path):
             return self._read_from_tree(revision, path)
         # One round trip to git's persistent `cat-file --batch` per file. Tree.join instead
         # parsed every tree on the way down on each call: 5 minutes for a 100,000-file PR.
@@ -232,17 +165,8 @@ class GitRepository:
         holder = Path(tempfile.mkdtemp(prefix="gradgate-"))
         tree = holder / "tree"
         try:
-            self._git(
-                "worktree",
-                "add",
-                "--detach",
-                "--quiet",
-                "--",
-                str(tree),
-                sha,
-                env={"GIT_LFS_SKIP_SMUDGE": "1"},
-                config=("core.sparseCheckout=false",),
-            )
+            add = ("worktree", "add", "--detach", "--quiet", "--", str(tree), sha)
+            self._git(*add, env={"GIT_LFS_SKIP_SMUDGE": "1"}, config=("core.sparseCheckout=false",))
             yield tree
         finally:
             with contextlib.suppress(GitError):
@@ -261,26 +185,32 @@ class GitRepository:
         )
 
     def _tree(self, revision: str) -> git.Tree:
-        sha = revision if _FULL_SHA.fullmatch(revision) else self.resolve(revision)
+        sha = revision if gitcmd.FULL_SHA.fullmatch(revision) else self.resolve(revision)
         try:  # GitPython reads the object lazily, on the first attribute
             return self._repo.commit(sha).tree
-        except (BadName, BadObject, ValueError):
+        except (git.exc.BadName, git.exc.BadObject, ValueError):
             raise GitError(self._unknown(revision)) from None
 
-    def _changes_with_lines(self, base_sha: str, head_sha: str) -> tuple[FileChange, ...]:
-        # One git run for records and patch, parsed while git writes it.
-        args = ("diff", "--raw", "-z", *_DIFF_OPTIONS, *_PATCH_OPTIONS, base_sha, head_sha, "--")
-        proc = self._start(*args)
+    def _wait(self, proc: git.Git.AutoInterrupt, args: tuple[str, ...]) -> None:
         try:
-            changes = parse_with_lines(proc.stdout)
-            proc.wait()
+            proc.wait()  # GitPython's: raises when git's status is not 0, a kill's included
         except GitCommandError as exc:
             raise GitError(self._failed(args, exc)) from exc
-        finally:
-            if proc.poll() is None:  # parsing failed while git was still writing
-                proc.kill()
-                proc.wait()
-        return changes
+
+    def _answer(self, missing: str, *args: str) -> str:
+        """git's output as text; its exit status 1, "no such thing", is GitError(``missing``)."""
+        try:
+            return self._git(*args).decode().strip()
+        except GitError as error:
+            cause = error.__cause__
+            if isinstance(cause, GitCommandError) and cause.status == 1:
+                raise GitError(missing) from None
+            raise  # anything else (a broken repository) speaks for itself
+
+    def _name_unknown(self, *revs: str) -> None:
+        """Raise a GitError naming the first of ``revs`` that does not exist, if one does not."""
+        for rev in revs:
+            self.resolve(rev)
 
     def _git(
         self,
@@ -291,7 +221,7 @@ class GitRepository:
         extra = tuple(item for setting in config for item in ("-c", setting))
         try:
             return self._repo.git.execute(
-                [self._repo.git.GIT_PYTHON_GIT_EXECUTABLE or "git", *_CONFIG, *extra, *args],
+                [self._repo.git.GIT_PYTHON_GIT_EXECUTABLE or "git", *gitcmd.CONFIG, *extra, *args],
                 stdout_as_string=False,
                 strip_newline_in_stdout=False,
                 env=env,
@@ -301,12 +231,13 @@ class GitRepository:
         except GitCommandError as exc:
             raise GitError(self._failed(args, exc)) from exc
 
-    def _start(self, *args: str) -> git.Git.AutoInterrupt:
-        command = [self._repo.git.GIT_PYTHON_GIT_EXECUTABLE or "git", *_CONFIG, *args]
+    def _start(self, *args: str) -> gitcmd.Started:
+        command = [self._repo.git.GIT_PYTHON_GIT_EXECUTABLE or "git", *gitcmd.CONFIG, *args]
         try:
-            return self._repo.git.execute(command, as_process=True)
+            proc = self._repo.git.execute(command, as_process=True)
         except GitCommandNotFound as exc:
             raise GitError("git is not installed or not on PATH; gradgate needs it") from exc
+        return gitcmd.Started(proc.stdout, proc.poll, proc.kill, lambda: self._wait(proc, args))
 
     def _failed(self, args: tuple[str, ...], exc: GitCommandError) -> str:
         stderr = str(exc.stderr).strip().removeprefix("stderr: '").removesuffix("'").strip()
@@ -317,23 +248,3 @@ class GitRepository:
             f"unknown revision '{rev}' in {self.root}: no such commit here "
             "(if it exists upstream, fetch it; a shallow clone may not have it)"
         )
-
-
-def _utf8(path: str) -> bool:
-    """Whether ``path`` is valid UTF-8 text (not a non-UTF-8 name carried as surrogates)."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _check_rev(rev: str) -> None:
-    # git would read "-x" as an option and "" as nothing; neither is a revision.
-    if not rev or rev.startswith("-"):
-        raise GitError(f"'{rev}' is not a revision")
-
-
-def _exit_status(error: GitError) -> object:
-    cause = error.__cause__
-    return cause.status if isinstance(cause, GitCommandError) else None

@@ -5,12 +5,15 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 import pytest
 
+from bot import gitcmd, gitdiff
 from bot.errors import GitError
 from bot.gitdiff import GitRepository
 from bot.gitparse import read_name_status
@@ -526,6 +529,81 @@ def test_leaving_a_started_diff_unread_stops_git_and_keeps_the_callers_error(
     with source.start_changed_paths(base, head) as diff:  # still usable afterwards
         paths, files = diff()
     assert files == len(paths) == 200
+
+
+def test_a_parse_failure_mid_diff_reaches_the_caller_and_stops_git(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = repo.commit("base")
+    repo.write("big.py", "".join(f"x{n} = {n}\n" for n in range(200_000)))  # ~2 MB of patch
+    head = repo.commit("head")
+    started: list[gitcmd.Started] = []
+    start = GitRepository._start
+
+    def recording_start(self: GitRepository, *args: str) -> gitcmd.Started:
+        started.append(start(self, *args))
+        return started[-1]
+
+    def parse_then_give_up(stream: IO[bytes]) -> tuple[FileChange, ...]:
+        stream.read(1 << 16)  # git, with far more to write, is blocked on the pipe
+        raise GitError("unexpected `git diff` output: the parser gave up here")
+
+    monkeypatch.setattr(GitRepository, "_start", recording_start)
+    monkeypatch.setattr(gitdiff, "parse_with_lines", parse_then_give_up)
+
+    with pytest.raises(GitError, match="the parser gave up here"):
+        GitRepository(repo.root).changes(base, head)
+    assert [git.poll() for git in started] == [-signal.SIGKILL]  # stopped mid-write, and reaped
+
+
+class ScriptedGit:
+    """A git process as gitcmd.Started sees it: running until killed, or exited with a status."""
+
+    def __init__(self, status: int | None) -> None:
+        self.status = status
+
+    def started(self) -> gitcmd.Started:
+        return gitcmd.Started(io.BytesIO(b"output"), self.poll, self.kill, self.wait)
+
+    def poll(self) -> int | None:
+        return self.status
+
+    def kill(self) -> None:
+        if self.status is None:
+            self.status = -signal.SIGKILL
+
+    def wait(self) -> None:
+        if self.status is None:
+            raise AssertionError("waited for a git still writing: a deadlock")
+        if self.status:
+            raise GitError(f"git failed: exit status {self.status}")
+
+
+def give_up(stream: IO[bytes]) -> str:
+    raise GitError("the parser gave up")
+
+
+@pytest.mark.parametrize(
+    ("status", "reader", "news"),
+    [
+        pytest.param(None, give_up, "the parser gave up", id="reader-fails-while-git-writes"),
+        pytest.param(0, give_up, "the parser gave up", id="reader-fails-git-succeeded"),
+        pytest.param(128, give_up, "exit status 128", id="reader-fails-after-git-failed"),
+        pytest.param(128, lambda out: out.read(), "exit status 128", id="git-failed"),
+    ],
+)
+def test_reading_git_reports_the_reader_unless_git_failed_on_its_own(
+    status: int | None, reader: Callable[[IO[bytes]], object], news: str
+) -> None:
+    git = ScriptedGit(status)
+
+    with pytest.raises(GitError, match=news):
+        gitcmd.read(git.started(), reader)
+    assert git.status is not None  # never left running
+
+
+def test_reading_git_gives_the_readers_result_once_git_succeeded() -> None:
+    assert gitcmd.read(ScriptedGit(0).started(), lambda out: out.read()) == b"output"
 
 
 # --- files at a revision -----------------------------------------------------------------------
