@@ -6,7 +6,7 @@ Doors (CLI, Action, App) build a Request and turn the Report back into their tra
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from bot.errors import ConfigError, GradgateError
 from bot.gitdiff import GitRepository
 from bot.plan import ConfigOrigin, Plan, changed_paths, make_plan, zones_for_check
 from bot.report import Report
+from bot.semantic import MAX_FILES, same_program
 from bot.verdict import verdict_for
 from bot.zones import ZoneMatcher
 from checks import REGISTRY
@@ -109,8 +110,26 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
         config_origin=policy.origin,
         only=request.only,
         matcher=matcher,
+        non_semantic=non_semantic_paths(repo, base_sha, head_sha, paths),
     )
     return Planned(repo, base_sha, head_sha, policy, changes, plan)
+
+
+def non_semantic_paths(
+    repo: GitRepository, base_sha: str, head_sha: str, paths: Sequence[str]
+) -> frozenset[str]:
+    """Changed Python files whose program is unchanged (comments, docstrings, layout only).
+
+    A large change is not "only comments": past MAX_FILES candidates, don't read them.
+    """
+    candidates = (
+        [p for p in paths if p.endswith((".py", ".pyi"))] if len(paths) <= 4 * MAX_FILES else []
+    )
+    if not candidates or len(candidates) > MAX_FILES:
+        return frozenset()
+    return frozenset(
+        p for p in candidates if same_program(p, repo.read(base_sha, p), repo.read(head_sha, p))
+    )
 
 
 def run_check(name: str, ctx: CheckContext) -> CheckResult:

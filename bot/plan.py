@@ -26,6 +26,9 @@ class ReasonKind(StrEnum):
     NO_CHANGES = "no-changes"
     NOT_IN_ZONE = "not-in-zone"  # no changed path is in a zone that requires it
     NOT_SELECTED = "not-selected"  # --only excluded it
+    # The zone's files changed only in comments, docstrings or layout: a check that runs the
+    # model (minutes, maybe a GPU) has nothing new to see. The zone still counts as touched.
+    NON_SEMANTIC = "non-semantic"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +104,11 @@ def make_plan(
     config_origin: ConfigOrigin,
     only: Collection[str] | None = None,
     matcher: ZoneMatcher | None = None,
+    non_semantic: Collection[str] = frozenset(),
 ) -> Plan:
     """``paths``: every path the diff touches (see `changed_paths`); ``changed_files``: how many
-    files changed (a rename is one file but two paths)."""
+    files changed (a rename is one file but two paths); ``non_semantic``: paths whose change
+    leaves the program the same (see `bot.semantic`), which do not trigger checks that run code."""
     zones = (matcher or ZoneMatcher.compile(config.zones)).match(paths)
     zone_by_name = {z.name: z for z in config.zones}
     by_check: dict[str, list[str]] = {}  # check -> the touched zones requiring it, in order
@@ -113,16 +118,30 @@ def make_plan(
     planned: list[PlannedCheck] = []
     for name, check in REGISTRY.items():
         requiring = tuple(by_check.get(name, ()))
-        run_reasons = [
-            Reason(ReasonKind.ZONE, zone=z, path=zones[z][0], more=len(zones[z]) - 1)
-            for z in requiring
-        ]
+        run_reasons: list[Reason] = []
+        quiet: list[Reason] = []  # zones touched only by non-semantic edits
+        for z in requiring:
+            counted = zones[z]
+            if check.runs_user_code and non_semantic:
+                counted = tuple(p for p in counted if p not in non_semantic)
+            if counted:
+                run_reasons.append(
+                    Reason(ReasonKind.ZONE, zone=z, path=counted[0], more=len(counted) - 1)
+                )
+            else:
+                quiet.append(
+                    Reason(
+                        ReasonKind.NON_SEMANTIC, zone=z, path=zones[z][0], more=len(zones[z]) - 1
+                    )
+                )
         if name in config.always and paths:
             run_reasons.insert(0, Reason(ReasonKind.ALWAYS))
         if only is not None and name not in only:
             skip = Reason(ReasonKind.NOT_SELECTED)
         elif not paths:
             skip = Reason(ReasonKind.NO_CHANGES)
+        elif quiet:
+            skip = quiet[0]
         else:
             skip = Reason(ReasonKind.NOT_IN_ZONE)
         runs = bool(run_reasons) and (only is None or name in only)

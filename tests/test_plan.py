@@ -121,3 +121,31 @@ def test_a_check_lists_each_touched_zone_requiring_it_once_in_config_order() -> 
     docs = next(c for c in plan.checks if c.name == "config-docs")
     assert docs.zones == ("b-docs", "a-readme")
     assert [r.zone for r in docs.reasons] == ["b-docs", "a-readme"]
+
+
+def test_comment_only_change_skips_model_checks_but_still_touches_the_zone() -> None:
+    plan = make_plan(
+        CONFIG,
+        ["models/encoder.py"],
+        changed_files=1,
+        config_origin=ConfigOrigin.BASE,
+        non_semantic={"models/encoder.py"},
+    )
+    assert plan.zones == {"model-core": ("models/encoder.py",)}
+    gradient = next(c for c in plan.checks if c.name == "gradient")
+    assert not gradient.run
+    assert [r.kind for r in gradient.reasons] == [ReasonKind.NON_SEMANTIC]
+    assert gradient.reasons[0].zone == "model-core"
+
+
+def test_one_real_change_in_the_zone_runs_the_model_checks() -> None:
+    plan = make_plan(
+        CONFIG,
+        ["models/encoder.py", "models/decoder.py"],
+        changed_files=2,
+        config_origin=ConfigOrigin.BASE,
+        non_semantic={"models/encoder.py"},
+    )
+    gradient = next(c for c in plan.checks if c.name == "gradient")
+    assert gradient.run
+    assert (gradient.reasons[0].path, gradient.reasons[0].more) == ("models/decoder.py", 0)
