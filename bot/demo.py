@@ -6,6 +6,7 @@ itself broke or the planted protected-line finding went missing.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -17,7 +18,16 @@ from bot.errors import GradgateError
 from bot.report import Format, render, render_template
 from bot.verdict import Verdict
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "tiny-classifier"
+
+def _example_root() -> Path:
+    """examples/ in a source checkout; the same files installed as `gradgate_examples`."""
+    spec = importlib.util.find_spec("gradgate_examples")
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(__file__).resolve().parent.parent / "examples"
+
+
+EXAMPLE = _example_root() / "tiny-classifier"
 PR_BRANCH = "pr/tidy-up"
 
 _GIT_ENV = {
@@ -44,12 +54,17 @@ def build_example(root: Path, example: Path = EXAMPLE) -> None:
         )
     # shutil.copy, not copy2: a copied file that kept its old mtime and size would look
     # unchanged to git's stat cache, and the PR commit would silently miss it.
-    shutil.copytree(example / "base", root, dirs_exist_ok=True, copy_function=shutil.copy)
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")  # an install compiles the example
+    shutil.copytree(
+        example / "base", root, dirs_exist_ok=True, copy_function=shutil.copy, ignore=skip
+    )
     _git(root, "init", "-q", "-b", "main")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "tiny-classifier: baseline")
     _git(root, "checkout", "-q", "-b", PR_BRANCH)
-    shutil.copytree(example / "pr", root, dirs_exist_ok=True, copy_function=shutil.copy)
+    shutil.copytree(
+        example / "pr", root, dirs_exist_ok=True, copy_function=shutil.copy, ignore=skip
+    )
     message = (example / "PR.md").read_text(encoding="utf-8").splitlines()[0]
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", message)
