@@ -54,15 +54,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 @contextmanager
-def _progress(stream: TextIO) -> Iterator[Callable[[str], None]]:
-    """Say what gradgate is doing on stderr, but only for steps that take over a second."""
+def _progress(stream: TextIO, *, after_s: float = 1.0) -> Iterator[Callable[[str], None]]:
+    """Say what gradgate is doing on stderr, but only for steps that take over ``after_s``."""
     timer: list[threading.Timer] = []
 
     def step(message: str) -> None:
         for t in timer:
             t.cancel()
         timer.clear()
-        t = threading.Timer(1.0, lambda: print(f"gradgate: {message}…", file=stream, flush=True))
+        t = threading.Timer(
+            after_s, lambda: print(f"gradgate: {message}…", file=stream, flush=True)
+        )
         t.daemon = True
         t.start()
         timer.append(t)

@@ -291,3 +291,17 @@ def test_code_change_in_the_same_zone_requires_the_gradient_check(
     code, out, _ = gate(model_repo, capsys=capsys)
     assert code == 2  # gradient is required but not available yet: never a pass
     assert "not yet available" in out
+
+
+def test_progress_names_only_the_steps_that_are_slow() -> None:
+    import io
+    import time
+
+    from bot.cli import _progress
+
+    stream = io.StringIO()
+    with _progress(stream, after_s=0.2) as step:
+        step("reading the diff")  # replaced before its time is up: never printed
+        step("running protected")
+        time.sleep(0.6)
+    assert stream.getvalue() == "gradgate: running protected…\n"
