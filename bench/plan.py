@@ -195,7 +195,7 @@ def check_plan_json(text: str) -> int:
 # Runs `gradgate plan` in a fresh interpreter and reports whether torch got imported.
 _TORCH_PROBE = """
 import contextlib, io, json, sys
-from bot.cli import main
+from gradgate.bot.doors.cli import main
 with contextlib.redirect_stdout(io.StringIO()):
     code = main(sys.argv[1:])
 print(json.dumps({"exit": code, "torch": "torch" in sys.modules}))
@@ -229,11 +229,11 @@ def timed(step: Callable[[], object]) -> float:
 
 def in_process(repo: Path) -> tuple[float, list[tuple[str, float]]]:
     """Steps 1-4 (config, diff, zones, plan) as `gradgate plan` runs them, and where time goes."""
-    from bot.gitdiff import GitRepository
-    from bot.pipeline import Request, plan_request, read_policy
-    from bot.plan import make_plan
-    from bot.report import render_plan
-    from bot.zones import ZoneMatcher
+    from gradgate.bot.git.repository import GitRepository
+    from gradgate.bot.pipeline import Request, plan_request, read_policy
+    from gradgate.bot.plan.plan import make_plan
+    from gradgate.bot.plan.zones import ZoneMatcher
+    from gradgate.bot.report.render import render_plan
 
     request = Request(repo_path=repo, base="base", head="head")
     plan_s = timed(lambda: plan_request(request, for_checks=False))
@@ -241,14 +241,25 @@ def in_process(repo: Path) -> tuple[float, list[tuple[str, float]]]:
     head = source.resolve("head")
     base = source.merge_base(source.resolve("base"), head)
     policy = read_policy(source, request, base, head)
-    paths, files = source.changed_paths(base, head)
+
+    def read_paths() -> tuple[list[str], int]:
+        with source.changed_paths(base, head) as read:
+            return read()
+
+    paths, files = read_paths()
     matcher = ZoneMatcher.compile(policy.config.zones)
     plan = make_plan(policy.config, paths, changed_files=files, config_origin=policy.origin)
     startup, _ = best_of(
-        RUNS, [sys.executable, "-c", "import bot.cli, bot.pipeline, bot.report"], ROOT
+        RUNS,
+        [
+            sys.executable,
+            "-c",
+            "import gradgate.bot.doors.cli, gradgate.bot.pipeline, gradgate.bot.report.render",
+        ],
+        ROOT,
     )
     return plan_s, [
-        ("diff read (paths)", timed(lambda: source.changed_paths(base, head))),
+        ("diff read (paths)", timed(read_paths)),
         ("zone matching", timed(lambda: matcher.match(paths))),
         (
             "plan (zones included)",

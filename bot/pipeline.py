@@ -10,17 +10,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.config import CONFIG_FILENAME, Config, config_hash, load_config
-from bot.errors import ConfigError, GradgateError
-from bot.gitdiff import GitRepository
-from bot.plan import ConfigOrigin, Plan, changed_paths, make_plan, zones_for_check
-from bot.report import Report
-from bot.semantic import MAX_FILES, same_program
-from bot.verdict import verdict_for
-from bot.zones import ZoneMatcher
-from checks import REGISTRY
-from checks.base import CheckContext, CheckResult, Outcome, not_available
-from checks.changes import FileChange
+from gradgate.bot.config.model import CONFIG_FILENAME, Config, config_hash, load_config
+from gradgate.bot.git.repository import GitRepository
+from gradgate.bot.plan.comment_only import MAX_FILES, same_program
+from gradgate.bot.plan.plan import ConfigOrigin, Plan, changed_paths, make_plan, zones_for_check
+from gradgate.bot.plan.zones import ZoneMatcher
+from gradgate.bot.report.render import Report
+from gradgate.bot.report.verdict import verdict_for
+from gradgate.checks import REGISTRY
+from gradgate.checks.base import CheckContext, CheckResult, Outcome, not_available
+from gradgate.checks.diff import FileChange
+from gradgate.checks.errors import ConfigError, GradgateError
 
 Progress = Callable[[str], None]
 
@@ -37,7 +37,7 @@ class Request:
     config_file: Path | None = None  # a config outside the repo (--config)
     only: tuple[str, ...] | None = None
     pr_number: int | None = None
-    trigger: str = "cli"
+    python: str | None = None  # --python / GRADGATE_PYTHON: runs user code; beats `python:`
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +95,10 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
     if for_checks:
         policy = read_policy(repo, request, base_sha, head_sha)  # 1 config
         progress("reading the diff")
-        changes = repo.changes(base_sha, head_sha, lines=True)  # 2 diff
+        changes = repo.changes(base_sha, head_sha)  # 2 diff
         paths, files = changed_paths(changes), len(changes)
     else:  # git works out the diff (~0.1 s on 100k files) while we read and compile the config
-        with repo.start_changed_paths(base_sha, head_sha) as diff:
+        with repo.changed_paths(base_sha, head_sha) as diff:
             policy = read_policy(repo, request, base_sha, head_sha)  # 1 config
             matcher = ZoneMatcher.compile(policy.config.zones)
             progress("reading the diff")
@@ -156,10 +156,25 @@ def run_check(name: str, ctx: CheckContext) -> CheckResult:
     )
 
 
+def interpreter(request: Request, config: Config, repo_root: Path) -> str | None:
+    """The interpreter for user code: the request's, else the config's, else None (gradgate's).
+
+    A relative path in the config (`.venv/bin/python`) is relative to the repository root; a
+    bare name (`python3.10`) is looked up on PATH when the child starts.
+    """
+    if request.python:
+        return request.python
+    configured = config.python
+    if configured is None or "/" not in configured or Path(configured).is_absolute():
+        return configured
+    return str(repo_root / configured)
+
+
 def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
     """Steps 1-7. Raises GradgateError only before a plan exists; doors turn it into a report."""
     planned = plan_request(request, for_checks=True, progress=progress)
     results = []
+    python = interpreter(request, planned.policy.config, planned.repo.root)
     for check in planned.plan.to_run:  # 5 run
         progress(f"running {check.name}")
         ctx = CheckContext(
@@ -169,6 +184,7 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
             source=planned.repo,
             settings=planned.policy.config.settings_for(check.name),
             zones=zones_for_check(planned.plan, check.name),
+            python=python,
         )
         results.append(run_check(check.name, ctx))
     return Report(  # 6 verdict, 7 report (rendered by the door)

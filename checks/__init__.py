@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from checks.base import Check
-from checks.pending import ApiContractCheck, CheckpointCheck, ConfigDocsCheck, GradientCheck
-from checks.protected import ProtectedCheck
+from gradgate.checks.base import Check
+from gradgate.checks.pending import (
+    ApiContractCheck,
+    CheckpointCheck,
+    ConfigDocsCheck,
+    GradientCheck,
+)
+from gradgate.checks.protected.check import ProtectedCheck
 
 REGISTRY: dict[str, Check] = {
     check.name: check

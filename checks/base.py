@@ -1,9 +1,6 @@
 """The check protocol and the values every check returns: CheckContext in, CheckResult out.
 
-Exceptions in checks/ (this package never imports bot/):
-
-    CheckError            a check could not decide; becomes an ``error`` result
-     └─ SandboxError      user code in the child process failed (crash, hang, OOM, bad output)
+The exceptions are in ``checks.errors`` (one tree for all of gradgate).
 """
 
 from __future__ import annotations
@@ -13,27 +10,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar, Protocol
 
+from gradgate.checks.diff import FileChange
 from pydantic import BaseModel, ConfigDict, Field
-
-from checks.changes import FileChange
-
-
-class CheckError(Exception):
-    """A check could not reach a decision. The message is shown to the user as is."""
-
-
-class SandboxError(CheckError):
-    """User code run in the sandbox failed.
-
-    ``kind`` is one of timeout, memory, crash, exception, import, output.
-    """
-
-    def __init__(self, message: str, *, kind: str, revision: str | None = None) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.revision = revision
 
 
 class Outcome(StrEnum):
@@ -48,9 +28,15 @@ class Outcome(StrEnum):
 
 
 class Severity(StrEnum):
+    # In report order: the most severe first.
     BLOCKING = "blocking"  # a regression introduced by the PR: fails the gate
     WARNING = "warning"  # worth a look; does not fail the gate
     NOTE = "note"  # informational, including problems that already existed at base
+
+    @property
+    def rank(self) -> int:
+        """0 for the most severe; sorts findings the way reports list them."""
+        return list(Severity).index(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +48,11 @@ class Finding:
     line: int | None = None
     details: str | None = None  # e.g. a before/after diff, shown folded
     revision: str | None = None  # "base" or "head" when the finding is about one side
+
+
+def report_order(finding: Finding) -> tuple[int, str, int]:
+    """How findings are listed everywhere: most severe first, then by file and line."""
+    return (finding.severity.rank, finding.file or "", finding.line or 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +91,7 @@ class CheckSettings(BaseModel):
 
 
 class RevisionSource(Protocol):
-    """Read access to the two revisions; implemented by bot.gitdiff over a local clone."""
+    """Read access to the two revisions; implemented by bot.git.repository over a local clone."""
 
     def read(self, revision: str, path: str) -> bytes | None:
         """The file's bytes at ``revision`` (a SHA), or None if it does not exist there."""
@@ -120,6 +111,8 @@ class CheckContext:
     settings: CheckSettings
     # zone name -> the changed paths that fall in it, for zones that require this check
     zones: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The interpreter that runs user code (the sandbox's ``python``); None: gradgate's own.
+    python: str | None = None
 
 
 class Check(Protocol):
@@ -138,9 +131,5 @@ def not_available(name: str) -> CheckResult:
     return CheckResult(
         check=name,
         outcome=Outcome.UNAVAILABLE,
-        summary=f"`{name}` is not yet available in this version of gradgate",
+        summary=f"`{name}` is not yet available in this version of gradgate",  # JSON only
     )
-
-
-def coerce_settings(model: type[CheckSettings], raw: Mapping[str, Any] | None) -> CheckSettings:
-    return model.model_validate(dict(raw or {}))

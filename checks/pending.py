@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from checks.base import CheckContext, CheckResult, CheckSettings, not_available
+from gradgate.checks.base import CheckContext, CheckResult, CheckSettings, not_available
 
 
 class _Pending:

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from gradgate.bot.doors.cli import main
 
-from bot.cli import main
 from tests.gitrepo import GitRepo
 from tests.test_config import MALFORMED
 
@@ -162,7 +162,7 @@ def test_plan_never_imports_torch(project: GitRepo) -> None:
     project.write("train.py", TRAIN + "LR = 1\n")
     project.commit("lr")
     probe = (
-        "import sys; from bot.cli import main; "
+        "import sys; from gradgate.bot.doors.cli import main; "
         f"code = main(['plan', '--repo', {str(project.root)!r}, '--head', 'pr']); "
         "print('TORCH' if 'torch' in sys.modules else 'NO-TORCH', code)"
     )
@@ -297,7 +297,7 @@ def test_progress_names_only_the_steps_that_are_slow() -> None:
     import io
     import time
 
-    from bot.cli import _progress
+    from gradgate.bot.doors.cli import _progress
 
     stream = io.StringIO()
     with _progress(stream, after_s=0.2) as step:

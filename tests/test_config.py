@@ -1,4 +1,4 @@
-"""bot.config: YAML -> Config; errors that name key path and line; the config hash."""
+"""bot.config.model: YAML -> Config; errors that name key path and line; the config hash."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 import yaml
-
-from bot.config import Config, config_hash, load_config
-from bot.errors import ConfigError
-from checks import REGISTRY
+from gradgate.bot.config.model import Config, config_hash, load_config
+from gradgate.checks import REGISTRY
+from gradgate.checks.errors import ConfigError
 
 
 def _error(text: str, **kwargs: Any) -> ConfigError:
@@ -77,7 +76,7 @@ MALFORMED = [
         "- zones\n- always\n",
         None,
         1,
-        "the top level must be a mapping with the keys version, zones, always, checks; got a list",
+        "the top level must be a mapping with the keys version, zones, always, checks, python; got a list",
     ),
     ("top-level-text", "\n\njust some text\n", None, 3, "the top level must be a mapping"),
     (
@@ -85,7 +84,7 @@ MALFORMED = [
         "version: 1\nzone: []\n",
         "zone",
         2,
-        "unknown key `zone`; did you mean `zones`? (allowed: version, zones, always, checks)",
+        "unknown key `zone`; did you mean `zones`? (allowed: version, zones, always, checks, python)",
     ),
     (
         "duplicate-top-level-key",

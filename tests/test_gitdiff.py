@@ -1,4 +1,4 @@
-"""bot.gitdiff against real git repositories built in temp dirs."""
+"""bot.git.repository against real git repositories built in temp dirs."""
 
 from __future__ import annotations
 
@@ -12,20 +12,21 @@ from pathlib import Path
 from typing import IO
 
 import pytest
+from gradgate.bot.git import cmdline as gitcmd
+from gradgate.bot.git import repository as gitdiff
+from gradgate.bot.git.parse import read_name_status
+from gradgate.bot.git.repository import GitRepository
+from gradgate.checks.base import RevisionSource
+from gradgate.checks.diff import ChangeStatus, FileChange, LineSpan
+from gradgate.checks.errors import GitError
 
-from bot import gitcmd, gitdiff
-from bot.errors import GitError
-from bot.gitdiff import GitRepository
-from bot.gitparse import read_name_status
-from checks.base import RevisionSource
-from checks.changes import ChangeStatus, FileChange, LineSpan
 from tests.gitrepo import GitRepo
 
 TEN_LINES = "".join(f"line {n}\n" for n in range(1, 11))
 
 
-def diff(repo: GitRepo, base: str, head: str, *, lines: bool = True) -> tuple[FileChange, ...]:
-    return GitRepository(repo.root).changes(base, head, lines=lines)
+def diff(repo: GitRepo, base: str, head: str) -> tuple[FileChange, ...]:
+    return GitRepository(repo.root).changes(base, head)
 
 
 def only(changes: tuple[FileChange, ...]) -> FileChange:
@@ -61,6 +62,11 @@ def commit_index(repo: GitRepo, message: str) -> str:
     # GitRepo.commit runs `add -A`, which would drop a gitlink that has no directory.
     repo.git("commit", "-q", "-m", message)
     return repo.git("rev-parse", "HEAD")
+
+
+def paths_of(source: GitRepository, base: str, head: str) -> tuple[list[str], int]:
+    with source.changed_paths(base, head) as read:
+        return read()
 
 
 # --- statuses and line spans -------------------------------------------------------------------
@@ -260,8 +266,7 @@ ODD_PATHS = [
 
 
 @pytest.mark.parametrize("path", ODD_PATHS, ids=repr)
-@pytest.mark.parametrize("lines", [True, False], ids=["lines", "names"])
-def test_odd_paths_come_back_exactly(repo: GitRepo, path: str, lines: bool) -> None:
+def test_odd_paths_come_back_exactly(repo: GitRepo, path: str) -> None:
     base, _ = two_commits(
         repo, {path: "a\n", "renamed.py": TEN_LINES}, {path: "a\n", "renamed.py": TEN_LINES}
     )
@@ -270,12 +275,13 @@ def test_odd_paths_come_back_exactly(repo: GitRepo, path: str, lines: bool) -> N
     head = repo.commit("edit and move")
     source = GitRepository(repo.root)
 
-    changes = source.changes(base, head, lines=lines)
+    changes = source.changes(base, head)
 
     by_path = {c.path: c for c in changes}
     assert set(by_path) == {path, f"{path}.moved"}
     assert by_path[f"{path}.moved"].old_path == "renamed.py"
-    assert by_path[path].new_lines == (spans((2, 2)) if lines else ())
+    assert by_path[path].new_lines == spans((2, 2))
+    assert sorted(paths_of(source, base, head)[0]) == sorted([path, "renamed.py", f"{path}.moved"])
     assert source.read(head, path) == b"a\nb\n"
     assert path in source.list_files(head)
 
@@ -294,13 +300,11 @@ def test_names_only_agrees_with_full_read_except_spans_and_binary(repo: GitRepo)
     source = GitRepository(repo.root)
 
     full = source.changes(base, head)
-    names = source.changes(base, head, lines=False)
+    with source.changed_paths(base, head) as read:
+        paths, files = read()
 
-    def strip(c: FileChange) -> tuple[object, ...]:
-        return (c.path, c.status, c.old_path, c.submodule, c.symlink)
-
-    assert [strip(c) for c in names] == [strip(c) for c in full]
-    assert all(not (c.old_lines or c.new_lines or c.binary) for c in names)
+    assert sorted(paths) == sorted(p for c in full for p in c.paths)
+    assert files == len(full)
     assert {c.path for c in full} == {"gone.py", "keep.py", "link", "moved.bin", "new.py"}
 
 
@@ -310,7 +314,8 @@ def test_empty_diff_is_empty(repo: GitRepo) -> None:
     source = GitRepository(repo.root)
 
     assert source.changes(sha, sha) == ()
-    assert source.changes(sha, sha, lines=False) == ()
+    with source.changed_paths(sha, sha) as read:
+        assert read() == ([], 0)
 
 
 def test_user_git_config_does_not_change_the_result(repo: GitRepo) -> None:
@@ -344,9 +349,8 @@ def test_user_git_config_does_not_change_the_result(repo: GitRepo) -> None:
         repo.git("config", key, value)
 
     assert diff(repo, base, head) == before
-    assert diff(repo, base, head, lines=False) == tuple(
-        FileChange(c.path, c.status, c.old_path, submodule=c.submodule) for c in before
-    )
+    with GitRepository(repo.root).changed_paths(base, head) as read:
+        assert read() == ([p for c in before for p in c.paths], len(before))
     assert [(c.path, c.submodule) for c in before] == [
         ("dst/a b.py", False),
         ("vendor/lib", True),
@@ -373,11 +377,11 @@ def test_resolve_gives_full_shas(repo: GitRepo) -> None:
     [
         pytest.param(lambda s, good: s.resolve("no-such-branch"), id="resolve"),
         pytest.param(lambda s, good: s.changes("no-such-branch", good), id="changes-base"),
-        pytest.param(lambda s, good: s.changes(good, "no-such-branch", lines=False), id="names"),
+        pytest.param(lambda s, good: s.changes(good, "no-such-branch"), id="changes-head"),
         pytest.param(lambda s, good: s.merge_base(good, "no-such-branch"), id="merge-base"),
         pytest.param(lambda s, good: s.diff_range(good, "no-such-branch"), id="range-head"),
         pytest.param(lambda s, good: s.diff_range("no-such-branch", good), id="range-base"),
-        pytest.param(lambda s, good: s.changed_paths(good, "no-such-branch"), id="paths"),
+        pytest.param(lambda s, good: paths_of(s, good, "no-such-branch"), id="paths"),
         pytest.param(lambda s, good: s.read("no-such-branch", "a.py"), id="read"),
         pytest.param(lambda s, good: s.list_files("no-such-branch"), id="list-files"),
         pytest.param(lambda s, good: s.checkout("no-such-branch").__enter__(), id="checkout"),
@@ -524,9 +528,9 @@ def test_leaving_a_started_diff_unread_stops_git_and_keeps_the_callers_error(
     head = repo.commit("head")
     source = GitRepository(repo.root)
 
-    with pytest.raises(RuntimeError, match="config failed"), source.start_changed_paths(base, head):
+    with pytest.raises(RuntimeError, match="config failed"), source.changed_paths(base, head):
         raise RuntimeError("config failed")
-    with source.start_changed_paths(base, head) as diff:  # still usable afterwards
+    with source.changed_paths(base, head) as diff:  # still usable afterwards
         paths, files = diff()
     assert files == len(paths) == 200
 
@@ -757,13 +761,12 @@ def test_hundred_thousand_file_diff_is_read_whole(repo: GitRepo) -> None:
     fast_import(repo, "\n".join(lines) + "\n")
     source = GitRepository(repo.root)
 
-    names = source.changes("base", "head", lines=False)
     full = source.changes("base", "head")
+    names, files = paths_of(source, "base", "head")
 
-    for changes in (names, full):
-        assert len(changes) == count
-        assert {c.status for c in changes} == {ChangeStatus.MODIFIED}
-        paths = {c.path for c in changes}
+    assert files == len(full) == count
+    assert {c.status for c in full} == {ChangeStatus.MODIFIED}
+    for paths in ({c.path for c in full}, set(names)):
         assert {big_path(0), big_path(12_345), big_path(count - 1)} <= paths
         assert len(paths) == count
     assert {c.new_lines for c in full} == {spans((1, 1))}
@@ -780,8 +783,8 @@ def test_changed_paths_agree_with_changes_and_count_a_rename_as_one_file(repo: G
     repo.write("new\nline.py", "x = 1\n")
     head = repo.commit("head")
     source = GitRepository(repo.root)
-    paths, files = source.changed_paths(base, head)
-    changes = source.changes(base, head, lines=False)
+    paths, files = paths_of(source, base, head)
+    changes = source.changes(base, head)
     assert files == len(changes) == 4
     assert sorted(paths) == sorted(p for c in changes for p in c.paths)
     assert {"models/encoder.py", "attic/enc oder é.py", "new\nline.py"} <= set(paths)
@@ -790,7 +793,7 @@ def test_changed_paths_agree_with_changes_and_count_a_rename_as_one_file(repo: G
 def test_changed_paths_of_an_unknown_revision_names_it(repo: GitRepo) -> None:
     base = repo.commit("base")
     with pytest.raises(GitError, match="deadbeef"):
-        GitRepository(repo.root).changed_paths(base, "deadbeef" * 5)
+        paths_of(GitRepository(repo.root), base, "deadbeef" * 5)
 
 
 class Trickle(io.BytesIO):

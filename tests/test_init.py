@@ -1,4 +1,4 @@
-"""bot.init: the starter `.gradgate.yml` that `gradgate init` proposes loads and guesses zones."""
+"""bot.config.starter: the `.gradgate.yml` that `gradgate init` proposes loads and guesses zones."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ import re
 import pathspec
 import pytest
 import yaml
-
-from bot.config import Config, load_config
-from bot.init import starter_config
+from gradgate.bot.config.model import Config, load_config
+from gradgate.bot.config.starter import starter_config
 
 NANOGPT = [
     ".github/workflows/ci.yml",

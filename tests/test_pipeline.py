@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+import gradgate.checks as checks
 import pytest
+from gradgate.bot.pipeline import Request, run_request
+from gradgate.bot.report.verdict import Verdict
+from gradgate.checks.base import CheckContext, CheckResult, CheckSettings, Outcome
 
-import checks
-from bot.pipeline import Request, run_request
-from bot.verdict import Verdict
-from checks.base import CheckContext, CheckResult, CheckSettings, Outcome
 from tests.gitrepo import GitRepo
 
 

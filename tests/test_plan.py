@@ -3,10 +3,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from bot.config import Config
-from bot.plan import ConfigOrigin, Plan, ReasonKind, changed_paths, make_plan
-from checks.changes import ChangeStatus, FileChange
+from gradgate.bot.config.model import Config
+from gradgate.bot.plan.plan import ConfigOrigin, Plan, ReasonKind, changed_paths, make_plan
+from gradgate.checks.diff import ChangeStatus, FileChange
 
 CONFIG = Config.model_validate(
     {

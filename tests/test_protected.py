@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import pytest
+from gradgate.bot.git.repository import GitRepository
+from gradgate.checks.base import CheckContext, CheckResult, Finding, Outcome, Severity
+from gradgate.checks.protected.check import ProtectedCheck, ProtectedSettings
 
-from bot.gitdiff import GitRepository
-from checks.base import CheckContext, CheckResult, Finding, Outcome, Severity
-from checks.protected import ProtectedCheck, ProtectedSettings
 from tests.gitrepo import GitRepo
 
 
@@ -20,7 +21,7 @@ def pull_request(
     moves: tuple[tuple[str, str], ...] = (),
     markers: tuple[str, ...] | None = None,
     zones: Mapping[str, tuple[str, ...]] | None = None,
-    lines: bool = True,
+    binary_from_git: bool = True,
 ) -> CheckResult:
     """Commit ``base`` on main, then on a branch apply ``moves`` and ``head`` (None deletes)."""
     for path, text in base.items():
@@ -37,10 +38,13 @@ def pull_request(
     head_sha = repo.commit("pr")
     settings = ProtectedSettings() if markers is None else ProtectedSettings(markers=markers)
     with GitRepository(repo.root) as git:
+        changes = git.changes(base_sha, head_sha)
+        if not binary_from_git:  # as if git had not flagged binaries: the check sniffs bytes
+            changes = tuple(replace(c, binary=False) for c in changes)
         ctx = CheckContext(
             base_sha=base_sha,
             head_sha=head_sha,
-            changes=git.changes(base_sha, head_sha, lines=lines),
+            changes=changes,
             source=git,
             settings=settings,
             zones=zones or {},
@@ -387,10 +391,12 @@ def test_a_touched_protected_zone_without_marker_findings_is_noted(repo: GitRepo
     assert result.outcome is Outcome.PASS
 
 
-@pytest.mark.parametrize("lines", [True, False], ids=["flagged-by-git", "sniffed"])
-def test_binary_files_in_the_diff_are_skipped_quietly(repo: GitRepo, lines: bool) -> None:
+@pytest.mark.parametrize("binary_from_git", [True, False], ids=["flagged-by-git", "sniffed"])
+def test_binary_files_in_the_diff_are_skipped_quietly(repo: GitRepo, binary_from_git: bool) -> None:
     blob = b"\x80\x02NO_REFAC\x00\x01\xff"
-    result = pull_request(repo, {"w.pt": blob}, {"w.pt": blob + b"\x00\x02"}, lines=lines)
+    result = pull_request(
+        repo, {"w.pt": blob}, {"w.pt": blob + b"\x00\x02"}, binary_from_git=binary_from_git
+    )
 
     assert result.findings == ()
     assert result.outcome is Outcome.PASS

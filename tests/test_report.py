@@ -5,12 +5,17 @@ import os
 from pathlib import Path
 
 import pytest
-
-from bot.config import Config
-from bot.plan import ConfigOrigin, Plan, make_plan
-from bot.report import COMMENT_MARKER, STATUS_LIMIT, Report, render, status_descriptions
-from bot.verdict import Verdict, verdict_for
-from checks.base import CheckResult, Finding, Outcome, Severity, not_available
+from gradgate.bot.config.model import Config
+from gradgate.bot.plan.plan import ConfigOrigin, Plan, make_plan
+from gradgate.bot.report.render import (
+    COMMENT_MARKER,
+    STATUS_LIMIT,
+    Report,
+    render,
+    status_descriptions,
+)
+from gradgate.bot.report.verdict import Verdict, verdict_for
+from gradgate.checks.base import CheckResult, Finding, Outcome, Severity, not_available
 
 GOLDEN = Path(__file__).parent / "golden"
 BASE = "1111111" + "a" * 33

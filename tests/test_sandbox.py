@@ -1,4 +1,4 @@
-"""checks.sandbox: user code runs in a real child process; each way it can fail is named."""
+"""checks.sandbox.run: user code runs in a real child process; each way it can fail is named."""
 
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ import sys
 import time
 from pathlib import Path
 
+import gradgate.checks as checks
 import pytest
-
-import checks
-from checks.base import CheckError, SandboxError
-from checks.sandbox import (
+from gradgate.checks.errors import CheckError, SandboxError
+from gradgate.checks.sandbox.run import (
     Finished,
     SandboxLimits,
     child_env,
@@ -243,7 +242,7 @@ def test_an_exception_names_type_message_and_the_user_code_frames() -> None:
     assert "in raises_value_error" in text
     assert "in _check_shapes" in text
     assert 'raise ValueError(f"expected 4 rows, got {rows}")' in text
-    assert "_sandbox_child" not in text
+    assert "_gradgate_child" not in text  # the child machinery's frames are left out
 
 
 @pytest.mark.parametrize(
@@ -310,13 +309,15 @@ TARGET = parse_target("model:build")
         (Finished(-signal.SIGABRT, b"", "assertion failed"), "crash"),
         (Finished(-signal.SIGSEGV, b'{"ok": tr', ""), "crash"),  # died while writing
         (Finished(0, b"not json", ""), "output"),
-        (Finished(0, b'{"ok": false}', ""), "output"),
+        (Finished(0, b'{"protocol": 1, "ok": false}', ""), "output"),
+        (Finished(0, b'{"protocol": 99, "ok": true, "value": 1}', ""), "protocol"),
+        (Finished(0, b'{"ok": true, "value": 1}', ""), "protocol"),
         (Finished(-signal.SIGKILL, b"", "", timed_out=True), "timeout"),
     ],
 )
 def test_how_the_child_ended_decides_the_kind(finished: Finished, kind: str) -> None:
     with pytest.raises(SandboxError) as caught:
-        outcome(finished, TARGET, revision="base", limits=FAST, capped=True)
+        outcome(finished, TARGET, revision="base", limits=FAST, capped=True, python="python3")
     assert caught.value.kind == kind
 
 
@@ -327,5 +328,7 @@ def test_limits_refuse_a_timeout_that_could_never_pass(timeout_s: float) -> None
 
 
 def test_a_complete_result_counts_even_if_the_child_crashed_afterwards() -> None:
-    finished = Finished(-signal.SIGSEGV, b'{"ok": true, "value": 7}', "")
-    assert outcome(finished, TARGET, revision="base", limits=FAST, capped=True) == 7
+    finished = Finished(-signal.SIGSEGV, b'{"protocol": 1, "ok": true, "value": 7}', "")
+    assert (
+        outcome(finished, TARGET, revision="base", limits=FAST, capped=True, python="python3") == 7
+    )

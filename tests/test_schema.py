@@ -1,4 +1,4 @@
-"""bot.schema: the JSON Schema of `.gradgate.yml`, and config.example.yaml against it."""
+"""bot.config.schema: the JSON Schema of `.gradgate.yml`, and config.example.yaml against it."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from bot.config import load_config
-from bot.schema import config_schema
-from checks import REGISTRY
+from gradgate.bot.config.model import load_config
+from gradgate.bot.config.schema import config_schema
+from gradgate.checks import REGISTRY
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "config.example.yaml"
 
@@ -19,7 +18,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "config.example.yaml"
 _KEYWORDS = {
     "$schema", "$defs", "$ref", "title", "description", "type", "properties", "required",
     "additionalProperties", "items", "default", "enum", "pattern", "minItems", "minimum",
-    "maximum", "exclusiveMinimum", "anyOf",
+    "maximum", "exclusiveMinimum", "anyOf", "minLength",
 }  # fmt: skip
 _TYPES = {"object", "array", "string", "integer", "number", "boolean", "null"}
 

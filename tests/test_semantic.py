@@ -1,8 +1,7 @@
 from __future__ import annotations
 
 import pytest
-
-from bot.semantic import same_program
+from gradgate.bot.plan.comment_only import same_program
 
 BASE = b'''"""Encoder."""
 import torch

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
 import pytest
-
-from bot.verdict import Verdict, verdict_for
-from checks.base import CheckResult, Outcome
+from gradgate.bot.report.verdict import Verdict, verdict_for
+from gradgate.checks.base import CheckResult, Outcome
 
 
 def results(*outcomes: Outcome) -> tuple[CheckResult, ...]:

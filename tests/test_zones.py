@@ -8,9 +8,8 @@ from collections.abc import Iterator
 import pathspec
 import pydantic
 import pytest
-
-from bot.config import Zone
-from bot.zones import ZoneMatcher, match_zones
+from gradgate.bot.config.model import Zone
+from gradgate.bot.plan.zones import ZoneMatcher
 
 
 def zone(*patterns: str, name: str = "z") -> Zone:
@@ -97,7 +96,7 @@ def test_match_takes_any_iterable_keeps_input_order_and_drops_duplicates() -> No
         "code": ("src/b.py", "src/a.py"),
         "docs": ("README.md", "docs/x.md"),
     }
-    assert match_zones(zones, []) == {}
+    assert ZoneMatcher.compile(zones).match([]) == {}
 
 
 @pytest.mark.parametrize(

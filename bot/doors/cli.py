@@ -1,0 +1,209 @@
+"""The `gradgate` command: parse arguments, call one function, return an exit code.
+
+Exit codes (pre-commit style, one place): 0 success, 1 a check failed, 2 gradgate could not decide.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from gradgate.bot import __version__
+from gradgate.bot.report.verdict import Verdict
+from gradgate.checks.errors import GradgateError, UsageError
+
+EXIT_ERROR = Verdict.ERROR.exit_code
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gradgate", description="A CI gatekeeper for PyTorch repositories."
+    )
+    parser.add_argument("--version", action="version", version=f"gradgate {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def revisions(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--repo", type=Path, default=Path("."), help="repository (default: .)")
+        p.add_argument(
+            "--base", help="base revision (default: main, else master, else origin/HEAD)"
+        )
+        p.add_argument("--head", default="HEAD", help="head revision (default: HEAD)")
+        p.add_argument("--config", type=Path, help="use this config instead of .gradgate.yml")
+        p.add_argument("--only", action="append", metavar="CHECK", help="run only this check")
+        p.add_argument(
+            "--python",
+            default=os.environ.get("GRADGATE_PYTHON") or None,
+            metavar="PATH",
+            help="interpreter that runs your model code, e.g. your training env's python "
+            "(default: GRADGATE_PYTHON, else `python:` in .gradgate.yml, else gradgate's own)",
+        )
+
+    check = sub.add_parser("check", help="run the gate on base..head and print the report")
+    revisions(check)
+    check.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    plan = sub.add_parser("plan", help="show touched zones and which checks would run (no torch)")
+    revisions(plan)
+    plan.add_argument("--format", choices=("text", "json"), default="text")
+    init = sub.add_parser("init", help="write a commented starter .gradgate.yml")
+    init.add_argument("--repo", type=Path, default=Path("."))
+    init.add_argument("--force", action="store_true", help="overwrite an existing file")
+    sub.add_parser("schema", help="print the config's JSON Schema")
+    demo = sub.add_parser("demo", help="build the bundled example repo and gate its PR")
+    demo.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    demo.add_argument("--keep", type=Path, help="build the example here and keep it")
+    return parser
+
+
+@contextmanager
+def _progress(stream: TextIO, *, after_s: float = 1.0) -> Iterator[Callable[[str], None]]:
+    """Say what gradgate is doing on stderr, but only for steps that take over ``after_s``."""
+    timer: list[threading.Timer] = []
+
+    def step(message: str) -> None:
+        for t in timer:
+            t.cancel()
+        timer.clear()
+        t = threading.Timer(
+            after_s, lambda: print(f"gradgate: {message}…", file=stream, flush=True)
+        )
+        t.daemon = True
+        t.start()
+        timer.append(t)
+
+    try:
+        yield step
+    finally:
+        for t in timer:
+            t.cancel()
+
+
+def _request(args: argparse.Namespace) -> object:
+    from gradgate.bot.pipeline import Request
+
+    only = tuple(args.only) if args.only else None
+    if only:
+        from gradgate.checks import REGISTRY
+
+        unknown = [c for c in only if c not in REGISTRY]
+        if unknown:
+            raise UsageError(f"unknown check {unknown[0]!r} (known: {', '.join(REGISTRY)})")
+    base = args.base or _default_base(args.repo)
+    return Request(
+        repo_path=args.repo,
+        base=base,
+        head=args.head,
+        config_file=args.config,
+        only=only,
+        python=args.python,
+    )
+
+
+def _default_base(repo_path: Path) -> str:
+    """The branch a change is usually compared with; the first of these that exists."""
+    from gradgate.bot.git.repository import GitRepository
+
+    repo = GitRepository(repo_path)
+    for candidate in ("main", "master", "origin/HEAD"):
+        try:
+            repo.resolve(candidate)
+        except GradgateError:
+            continue
+        return candidate
+    raise UsageError("no `main`, `master` or `origin/HEAD` here; name the base with --base")
+
+
+def _check(args: argparse.Namespace) -> int:
+    from gradgate.bot.pipeline import Request, error_report, run_request
+    from gradgate.bot.report.render import render
+
+    request = _request(args)
+    assert isinstance(request, Request)
+    try:
+        with _progress(sys.stderr) as step:
+            report = run_request(request, progress=step)
+    except GradgateError as exc:
+        report = error_report(request, exc)
+    sys.stdout.write(render(report, args.format))
+    return report.verdict.exit_code
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from gradgate.bot.pipeline import Request, plan_request
+    from gradgate.bot.report.render import render_plan
+
+    request = _request(args)
+    assert isinstance(request, Request)
+    planned = plan_request(request, for_checks=False)
+    sys.stdout.write(render_plan(planned.plan, args.format))
+    return 0
+
+
+def _init(args: argparse.Namespace) -> int:
+    from gradgate.bot.config.model import CONFIG_FILENAME
+    from gradgate.bot.config.starter import starter_config
+    from gradgate.bot.git.repository import GitRepository
+
+    repo = GitRepository(args.repo)
+    target = repo.root / CONFIG_FILENAME
+    if target.exists() and not args.force:
+        raise UsageError(f"{target} already exists; use --force to overwrite it")
+    try:
+        paths = repo.list_files(repo.resolve("HEAD"))
+    except GradgateError:  # a repository with no commit yet
+        paths = ()
+    target.write_text(starter_config(paths), encoding="utf-8")
+    print(f"wrote {target}; review the zones, commit it, then run `gradgate check`")
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from gradgate.bot.config.schema import config_schema
+
+    print(json.dumps(config_schema(), indent=2))
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from gradgate.bot.doors.demo import run_demo
+
+    return run_demo(fmt=args.format, keep=args.keep)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "check": _check,
+    "plan": _plan,
+    "init": _init,
+    "schema": _schema,
+    "demo": _demo,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except GradgateError as exc:
+        print(f"gradgate: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("gradgate: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        print(
+            f"gradgate: internal error: {type(exc).__name__}: {exc}\n"
+            "This is a bug in gradgate; nothing was passed. "
+            "Please report it with the command you ran.",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

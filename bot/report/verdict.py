@@ -1,0 +1,35 @@
+"""Pure verdict: check results -> success | failure | error. Error never counts as success."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+
+from gradgate.checks.base import CheckResult, Outcome
+
+
+class Verdict(StrEnum):
+    SUCCESS = "success"
+    FAILURE = "failure"
+    ERROR = "error"
+
+    @property
+    def exit_code(self) -> int:
+        return {Verdict.SUCCESS: 0, Verdict.FAILURE: 1, Verdict.ERROR: 2}[self]
+
+
+# A check that could not run (error), or that the config requires but this version cannot
+# run (unavailable), means gradgate could not decide: never a pass.
+_UNDECIDED = {Outcome.ERROR, Outcome.UNAVAILABLE}
+
+
+def verdict_for(results: Sequence[CheckResult], *, error: str | None = None) -> Verdict:
+    """A definite regression (fail) outranks an undecided check; anything undecided is an error."""
+    if error is not None:
+        return Verdict.ERROR
+    outcomes = {r.outcome for r in results}
+    if Outcome.FAIL in outcomes:
+        return Verdict.FAILURE
+    if outcomes & _UNDECIDED:
+        return Verdict.ERROR
+    return Verdict.SUCCESS

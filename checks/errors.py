@@ -1,0 +1,61 @@
+"""gradgate's exceptions, all of them: one tree, at the bottom of the import graph.
+
+It lives in ``gradgate.checks`` because checks never import ``gradgate.bot``, while the bot may
+import anything here. Each door has one handler that turns any of these into an ``error``
+verdict; the message is written for the user and says what to do.
+
+GradgateError             anything gradgate raises on purpose
+ ├─ ConfigError           .gradgate.yml is unreadable or invalid (names source, key path, line)
+ ├─ GitError              a revision, a repository or a diff could not be read
+ ├─ UsageError            the command line asked for something impossible
+ └─ CheckError            a check could not decide; becomes that check's ``error`` result
+     └─ SandboxError      user code in the child process failed (``kind`` says how)
+"""
+
+from __future__ import annotations
+
+
+class GradgateError(Exception):
+    """Base of every error gradgate raises deliberately."""
+
+
+class ConfigError(GradgateError):
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str,
+        key_path: str | None = None,
+        line: int | None = None,
+    ) -> None:
+        self.message = message
+        self.source = source
+        self.key_path = key_path
+        self.line = line
+        where = source if line is None else f"{source}:{line}"
+        key = f" at `{key_path}`" if key_path else ""
+        super().__init__(f"{where}: invalid config{key}: {message}")
+
+
+class GitError(GradgateError):
+    pass
+
+
+class UsageError(GradgateError):
+    pass
+
+
+class CheckError(GradgateError):
+    """A check could not reach a decision. The message is shown to the user as is."""
+
+
+class SandboxError(CheckError):
+    """User code run in the sandbox failed.
+
+    ``kind`` is one of the kinds listed in ``checks.sandbox.run``.
+    """
+
+    def __init__(self, message: str, *, kind: str, revision: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.revision = revision

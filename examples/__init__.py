@@ -1,0 +1,1 @@
+"""The bundled example repositories, shipped as package data for `gradgate demo`."""
