@@ -1,4 +1,4 @@
-"""`python -m bot` is the `gradgate` command."""
+"""`python -m gradgate.bot` is the `gradgate` command."""
 
 import sys
 

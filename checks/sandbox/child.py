@@ -1,11 +1,11 @@
 """Inside the sandbox child: run one gradgate program on the user's code, send back one message.
 
 This runs under the user's interpreter (Python 3.9 or newer), where gradgate is not installed.
-So this module, like every child-side module (``child.py`` or ``child_*.py`` in any package of
-``gradgate.checks``), imports only the standard library, torch, and other child-side modules by
-relative import. The parent copies those modules into the child's run directory as the package
-``_gradgate_child`` and starts it with ``checks.sandbox.run.BOOTSTRAP``, which checks the
-Python version and calls :func:`main`.
+So this module, like every child-side module (a ``child.py``, or any module of a ``child/``
+package, in ``gradgate.checks``), imports only the standard library, torch, and other
+child-side modules by relative import. The parent copies those modules into the child's run
+directory as the package ``_gradgate_child`` and starts it with ``run.BOOTSTRAP``, which
+checks the Python version and calls :func:`main`.
 
 A *program* is a function ``program(request, target)`` in a child-side module, named in the
 request as ``"sandbox.child:call_target"`` (module path below ``_gradgate_child``). ``target``

@@ -13,8 +13,8 @@ way user code can fail ends as a ``SandboxError`` whose ``kind`` says how:
 
 How it works: the child runs under the user's interpreter (``python``; default the one gradgate
 runs under), which need not have gradgate installed: every child-side module of
-``gradgate.checks`` (``child.py``, ``child_*.py``) is copied into the run directory as the
-package ``_gradgate_child``, and the child starts from ``BOOTSTRAP``. It runs as
+``gradgate.checks`` (``child.py``, or a module of a ``child/`` package) is copied into the run
+directory as the package ``_gradgate_child``, and the child starts from ``BOOTSTRAP``. It runs as
 ``python -s -B -u -c BOOTSTRAP`` (no user site-packages, no bytecode written into the
 revision's tree, unbuffered output), in its own session, with ``root`` as cwd and first on
 ``sys.path``, and with an environment built from an allow-list. The interpreter's own
@@ -96,11 +96,12 @@ _DEFAULT_LIMITS = SandboxLimits()  # frozen, so sharing the default is safe
 
 
 def child_modules() -> list[Path]:
-    """Every child-side module of gradgate.checks, relative to its folder."""
+    """Every child-side module of gradgate.checks (a ``child.py``, or any module in a ``child/``
+    package), relative to the folder of gradgate.checks."""
     return sorted(
-        path.relative_to(_CHECKS)
-        for pattern in ("child.py", "child_*.py")
-        for path in _CHECKS.rglob(pattern)
+        relative
+        for relative in (path.relative_to(_CHECKS) for path in _CHECKS.rglob("*.py"))
+        if relative.name == "child.py" or "child" in relative.parent.parts
     )
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from gradgate.bot.doors.cli import main
 
+from tests.bot.config.test_model import MALFORMED
 from tests.gitrepo import GitRepo
-from tests.test_config import MALFORMED
 
 POLICY = """\
 version: 1

@@ -12,7 +12,7 @@ from gradgate.bot.config.model import load_config
 from gradgate.bot.config.schema import config_schema
 from gradgate.checks import REGISTRY
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "config.example.yaml"
+EXAMPLE = Path(__file__).resolve().parents[3] / "config.example.yaml"
 
 
 _KEYWORDS = {

@@ -1,6 +1,7 @@
 """User functions that succeed, fail, hang, crash or misbehave, one way each."""
 
 import ctypes
+import importlib.util
 import os
 import resource
 import signal
@@ -28,6 +29,9 @@ def report_environment() -> dict[str, object]:
         "sys_path": sys.path,
         "env": dict(os.environ),
         "rlimit_as": resource.getrlimit(resource.RLIMIT_AS)[0],
+        "python": list(sys.version_info[:2]),
+        "executable": sys.executable,
+        "gradgate_importable": importlib.util.find_spec("gradgate") is not None,
     }
 
 

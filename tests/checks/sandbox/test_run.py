@@ -21,7 +21,7 @@ from gradgate.checks.sandbox.run import (
     run_in_sandbox,
 )
 
-ROOT = Path(__file__).parent / "sandbox_targets"
+ROOT = Path(__file__).parent / "targets"
 FAST = SandboxLimits(timeout_s=20, memory_mb=1024)
 SHORT = SandboxLimits(timeout_s=2, memory_mb=1024)
 

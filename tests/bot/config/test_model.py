@@ -76,7 +76,8 @@ MALFORMED = [
         "- zones\n- always\n",
         None,
         1,
-        "the top level must be a mapping with the keys version, zones, always, checks, python; got a list",
+        "the top level must be a mapping with the keys version, zones, always, checks, python; "
+        "got a list",
     ),
     ("top-level-text", "\n\njust some text\n", None, 3, "the top level must be a mapping"),
     (
@@ -84,7 +85,8 @@ MALFORMED = [
         "version: 1\nzone: []\n",
         "zone",
         2,
-        "unknown key `zone`; did you mean `zones`? (allowed: version, zones, always, checks, python)",
+        "unknown key `zone`; did you mean `zones`? "
+        "(allowed: version, zones, always, checks, python)",
     ),
     (
         "duplicate-top-level-key",
