@@ -8,7 +8,10 @@ from pathlib import Path
 
 def run_demo(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "gradgate.bot", "demo", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "gradgate.bot", "demo", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
