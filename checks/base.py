@@ -90,6 +90,32 @@ class CheckSettings(BaseModel):
     )
 
 
+class UserCodeSettings(CheckSettings):
+    """Settings of every check that runs user code in the sandbox (the model checks)."""
+
+    memory_mb: int | None = Field(
+        default=4096,
+        gt=0,
+        strict=True,
+        description=(
+            "Memory cap for the user code, in MB, for the child and everything it starts; "
+            "null: no cap."
+        ),
+    )
+    network: bool = Field(
+        default=False,
+        strict=True,
+        description="Let the user code reach the network (e.g. a factory that downloads).",
+    )
+    env_allow: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "Environment variables passed to the user code besides the built-in allow-list; "
+            "gradgate's own credentials (GITHUB_TOKEN, ...) can never be passed."
+        ),
+    )
+
+
 class RevisionSource(Protocol):
     """Read access to the two revisions; implemented by bot.git.repository over a local clone."""
 

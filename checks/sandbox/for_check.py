@@ -1,0 +1,48 @@
+"""The one call a check makes to run user code: its context and settings -> the sandbox's options.
+
+Model checks call :func:`run_user_code` rather than ``run_in_sandbox``, so that what the run
+and the config say about the sandbox (the interpreter, limits, allowed variables, network)
+reaches every check the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from gradgate.checks.base import CheckContext, UserCodeSettings
+from gradgate.checks.sandbox.run import DEFAULT_PROGRAM, SandboxLimits, run_in_sandbox
+
+
+def run_user_code(
+    ctx: CheckContext,
+    settings: UserCodeSettings,
+    *,
+    target: str | None,
+    root: Path,
+    revision: str,
+    program: str = DEFAULT_PROGRAM,
+    kwargs: Mapping[str, Any] | None = None,
+    timeout_s: float | None = None,
+    device: str = "cpu",
+    seed: int | None = 0,
+) -> Any:
+    """Run ``program`` on ``target`` in the exported tree ``root`` of ``revision`` ("base" or
+    "head"); ``timeout_s`` defaults to the check's whole ``timeout_s``."""
+    limits = SandboxLimits(
+        timeout_s=settings.timeout_s if timeout_s is None else timeout_s,
+        memory_mb=settings.memory_mb,
+    )
+    return run_in_sandbox(
+        target,
+        root=root,
+        kwargs=kwargs,
+        program=program,
+        limits=limits,
+        revision=revision,
+        env_allow=settings.env_allow,
+        seed=seed,
+        device=device,
+        python=ctx.python,
+    )

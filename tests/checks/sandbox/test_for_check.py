@@ -1,0 +1,29 @@
+"""run_user_code: a check's context and settings reach the sandbox."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from gradgate.checks.base import CheckContext, UserCodeSettings
+from gradgate.checks.sandbox.for_check import run_user_code
+
+ROOT = Path(__file__).parent / "targets"
+
+
+def test_the_checks_interpreter_memory_cap_and_allowed_variables_reach_the_child(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    settings = UserCodeSettings(memory_mb=512, env_allow=("WANDB_MODE",), timeout_s=30.0)
+    ctx = CheckContext(
+        base_sha="a" * 40, head_sha="b" * 40, changes=(), source=None,  # type: ignore[arg-type]
+        settings=settings, python=sys.executable,
+    )  # fmt: skip
+    value = run_user_code(
+        ctx, settings, target="userpkg.behaviours:report_environment", root=ROOT, revision="head"
+    )
+    assert value["rlimit_as"] == 512 << 20
+    assert value["env"]["WANDB_MODE"] == "offline"
+    assert value["executable"] == sys.executable
