@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import ClassVar, Protocol
 
 from gradgate.checks.diff import FileChange
+from gradgate.checks.sandbox.isolation import Isolation, SandboxMode
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -63,6 +64,9 @@ class CheckResult:
     findings: tuple[Finding, ...] = ()
     metrics: Mapping[str, float] = field(default_factory=dict)
     duration_s: float = 0.0
+    # How user code was isolated (the weakest of the check's sandbox runs); None: it ran none.
+    # Set by the pipeline from CheckContext.isolations, so checks need not.
+    isolation: Isolation | None = None
 
 
 def outcome_for(findings: tuple[Finding, ...]) -> Outcome:
@@ -139,6 +143,11 @@ class CheckContext:
     zones: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # The interpreter that runs user code (the sandbox's ``python``); None: gradgate's own.
     python: str | None = None
+    # `sandbox:` in the config (or the door's default): "require" refuses to run user code
+    # without bubblewrap.
+    sandbox: SandboxMode = "auto"
+    # run_user_code appends how each of this check's sandbox runs was isolated.
+    isolations: list[Isolation] = field(default_factory=list)
 
 
 class Check(Protocol):

@@ -5,7 +5,6 @@ import importlib.util
 import os
 import resource
 import signal
-import subprocess
 import sys
 import time
 
@@ -26,6 +25,7 @@ class Factory:
 def report_environment() -> dict[str, object]:
     return {
         "cwd": os.getcwd(),
+        "tree": sorted(os.listdir(".")),
         "sys_path": sys.path,
         "env": dict(os.environ),
         "rlimit_as": resource.getrlimit(resource.RLIMIT_AS)[0],
@@ -70,23 +70,6 @@ def sleeps_forever_ignoring_sigterm() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     while True:
         time.sleep(1)
-
-
-def _start_sleeper(pid_file: str) -> None:
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    with open(pid_file, "w") as file:
-        file.write(str(sleeper.pid))
-
-
-def spawns_sleeping_grandchild(pid_file: str) -> None:
-    _start_sleeper(pid_file)
-    while True:
-        time.sleep(1)
-
-
-def returns_leaving_grandchild(pid_file: str) -> str:
-    _start_sleeper(pid_file)
-    return "returned"
 
 
 def segfaults_by_signal() -> None:
