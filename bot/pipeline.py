@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from gradgate.bot.config.model import CONFIG_FILENAME, Config, config_hash, load_config
 from gradgate.bot.git.repository import GitRepository
@@ -21,6 +22,7 @@ from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckContext, CheckResult, Outcome, not_available
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import ConfigError, GradgateError
+from gradgate.checks.sandbox.isolation import weakest
 
 Progress = Callable[[str], None]
 
@@ -38,6 +40,9 @@ class Request:
     only: tuple[str, ...] | None = None
     pr_number: int | None = None
     python: str | None = None  # --python / GRADGATE_PYTHON: runs user code; beats `python:`
+    # The door's sandbox mode, used where the config has no `sandbox:` (the Action and the
+    # App pass "require" on Linux).
+    sandbox_default: Literal["auto", "require"] = "auto"
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +158,7 @@ def run_check(name: str, ctx: CheckContext) -> CheckResult:
         findings=result.findings,
         metrics=result.metrics,
         duration_s=result.duration_s or elapsed,
+        isolation=result.isolation or weakest(ctx.isolations),  # the report says how
     )
 
 
@@ -175,6 +181,7 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
     planned = plan_request(request, for_checks=True, progress=progress)
     results = []
     python = interpreter(request, planned.policy.config, planned.repo.root)
+    sandbox = planned.policy.config.sandbox or request.sandbox_default
     for check in planned.plan.to_run:  # 5 run
         progress(f"running {check.name}")
         ctx = CheckContext(
@@ -185,6 +192,7 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
             settings=planned.policy.config.settings_for(check.name),
             zones=zones_for_check(planned.plan, check.name),
             python=python,
+            sandbox=sandbox,
         )
         results.append(run_check(check.name, ctx))
     return Report(  # 6 verdict, 7 report (rendered by the door)

@@ -75,6 +75,7 @@ def command(
     *,
     version: tuple[int, ...],
     run_dir: Path,
+    lib: Path,
     links: dict[str, str],
     readonly: Sequence[str],
     network: bool,
@@ -82,7 +83,8 @@ def command(
 ) -> list[str]:
     """``argv`` (the interpreter and its arguments) run under bubblewrap.
 
-    ``links``: system folders that are symlinks on the host -> their targets. ``readonly``:
+    ``run_dir``: the run's folder (``checks.sandbox.rundir``); ``lib``: gradgate's child
+    package. ``links``: system folders that are symlinks on the host -> their targets. ``readonly``:
     the interpreter's folders, already filtered by :func:`exposable`. ``devices``: device nodes
     to pass through (/dev/nvidia*); with them, all of /sys is shown, read-only.
     """
@@ -109,7 +111,7 @@ def command(
     for path in readonly:
         out += ["--ro-bind", path, path]
     out += ["--bind", str(run_dir / "tree"), str(TREE), "--bind", str(run_dir / "home"), str(HOME)]
-    out += ["--ro-bind", str(run_dir / "lib"), str(LIB)]
+    out += ["--ro-bind", str(lib), str(LIB)]
     out += ["--ro-bind", str(run_dir / "request.json"), str(REQUEST), "--chdir", str(TREE)]
     return [*out, "--", *argv]
 

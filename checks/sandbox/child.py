@@ -34,7 +34,6 @@ import os
 import random
 import resource
 import sys
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -183,6 +182,8 @@ def _ours(filename: str) -> bool:
 
 
 def error(exc: BaseException, *, missing: str | None = None) -> dict[str, Any]:
+    import traceback  # only on failure: it costs every child a few ms of start-up
+
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not _ours(f.filename)]
     frames = frames[-_TRACEBACK_FRAMES:]
     text = "".join(traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc))

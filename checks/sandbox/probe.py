@@ -39,7 +39,7 @@ def bubblewrap() -> Bubblewrap:
         return Bubblewrap(None, reason=f"bubblewrap runs on Linux only, not {sys.platform}")
     path = shutil.which("bwrap")
     if path is None:
-        return Bubblewrap(None, reason="bubblewrap (`bwrap`) is not installed")
+        return Bubblewrap(None, reason="`bwrap` is not installed")
     try:
         said = subprocess.run(
             [path, "--version"], capture_output=True, text=True, timeout=_PROBE_S, check=False

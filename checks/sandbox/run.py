@@ -32,13 +32,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import glob
 import json
 import os
 import sys
 import tempfile
 from collections.abc import Callable, Collection, Mapping
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +61,7 @@ from gradgate.checks.sandbox.outcome import (
 )
 from gradgate.checks.sandbox.rundir import child_modules
 from gradgate.checks.sandbox.supervise import supervise
+from gradgate.checks.sandbox.view import View, bubblewrapped
 
 __all__ = [
     "BOOTSTRAP",
@@ -145,15 +144,11 @@ def run_in_sandbox(
         )
     memory = limits.memory_mb << 20 if limits.memory_mb and memory_rlimit(device) else None
     with contextlib.ExitStack() as stack:
-        run_dir = Path(
-            stack.enter_context(
-                tempfile.TemporaryDirectory(prefix="gradgate-sandbox-", ignore_cleanup_errors=True)
-            )
-        )
-        home, tmp = (bwrap.HOME, bwrap.TMP) if found.path else (run_dir / "home", run_dir / "tmp")
-        env = child_env(
-            os.environ, home=Path(home), tmp=Path(tmp), device=device, env_allow=env_allow
-        )
+        temp = tempfile.TemporaryDirectory(prefix="gradgate-sandbox-", ignore_cleanup_errors=True)
+        run, lib = rundir.RunDir(Path(stack.enter_context(temp))), rundir.child_package()
+        view = View.of(run, lib, bubblewrap=found.path is not None)
+        env = child_env(os.environ, home=view.home, tmp=view.tmp, device=device,
+                        env_allow=env_allow)  # fmt: skip
         group = None
         if limits.cgroup:
             group = cgroup.run_group(memory_bytes=memory, processes=limits.processes)
@@ -167,12 +162,11 @@ def run_in_sandbox(
             root=os.geteuid() == 0,
             kernel=kernel_version(os.uname().release),
         )
-        tree = Path(bwrap.TREE) if found.path else run_dir / "tree"
-        path = None if parsed.path is None else _target_file(root, parsed.path, tree)
+        path = None if parsed.path is None else view.target_file(root, parsed.path)
         request = {
             "protocol": PROTOCOL,
             "program": program,
-            "root": str(tree),
+            "root": str(view.tree),
             "module": parsed.module,
             "path": path,
             "attr": parsed.attr,
@@ -184,16 +178,15 @@ def run_in_sandbox(
             "processes_rlimit": held.processes_rlimit,
         }
         try:
-            run = rundir.prepare(run_dir, root=root, request=json.dumps(request))
+            rundir.prepare(run, root=root, request=json.dumps(request))
         except OSError as exc:
             raise SandboxError(
                 f"could not prepare the sandbox for {where}: {exc}", kind="crash", revision=revision
             ) from exc
-        lib, request_file = (bwrap.LIB, bwrap.REQUEST) if found.path else (run.lib, run.request)
-        argv = [interpreter, "-s", "-B", "-u", "-c", BOOTSTRAP, str(lib), str(request_file)]
+        argv = [interpreter, "-s", "-B", "-u", "-c", BOOTSTRAP, str(view.lib), str(view.request)]
         if found.path:
-            argv = _under_bubblewrap(found, argv, run_dir=run_dir, root=root, env=env,
-                                     device=device, network=network, extra=path)  # fmt: skip
+            argv = bubblewrapped(found, argv, run=run, lib=lib, root=root, env=env, device=device,
+                                 network=network, target_file=path)  # fmt: skip
         if group is not None:
             argv = ["/bin/sh", "-c", cgroup.JOIN, "sh", *group.procs, "--", *argv]
         finished = supervise(
@@ -244,50 +237,3 @@ def _bubblewrap(mode: SandboxMode, *, where: str, revision: str | None) -> probe
             revision=revision,
         )
     return found
-
-
-def _target_file(root: Path, path: str, tree: Path) -> str:
-    """Where the child finds a file target: in its copy of the tree, or outside it as is."""
-    host = (root / path).resolve()
-    return str(tree / host.relative_to(root)) if host.is_relative_to(root) else str(host)
-
-
-def _under_bubblewrap(
-    found: probe.Bubblewrap,
-    argv: list[str],
-    *,
-    run_dir: Path,
-    root: Path,
-    env: Mapping[str, str],
-    device: str,
-    network: bool,
-    extra: str | None,
-) -> list[str]:
-    assert found.path is not None
-    python = probe.interpreter(argv[0], env.get("PATH", os.defpath))
-    folders = [*python.paths, *env.get("LD_LIBRARY_PATH", "").split(":")]
-    if extra is not None and Path(extra).is_relative_to(bwrap.INSIDE):
-        extra = None  # in the tree's copy
-    if extra is not None:
-        folders.append(str(Path(extra).parent))  # a factory file outside the repository
-    secret = rundir.secret_places(root)
-    readonly = bwrap.readonly([f for f in folders if f and Path(f).is_dir()], secret)
-    seen = extra is None or any(Path(extra).is_relative_to(f) for f in readonly)
-    if extra is not None and not seen and bwrap.exposable(extra, secret):
-        readonly.append(extra)  # its folder holds a secret place: the file alone
-    devices = sorted(glob.glob("/dev/nvidia*")) if device.startswith("cuda") else []
-    return bwrap.command(
-        found.path,
-        [python.executable, *argv[1:]],
-        version=found.version,
-        run_dir=run_dir,
-        links=_system_links(),
-        readonly=readonly,
-        network=network,
-        devices=devices,
-    )
-
-
-@cache
-def _system_links() -> dict[str, str]:
-    return {p: os.readlink(p) for p in bwrap.SYSTEM_BINDS if os.path.islink(p)}

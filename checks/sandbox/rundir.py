@@ -1,10 +1,12 @@
 """A run's private folder: the export of the revision's tree, the child's code, HOME and /tmp.
 
     run/tree/     a copy of the revision's tree without any `.git`: the child's cwd, writable
-    run/lib/      gradgate's child-side modules, as the package `_gradgate_child`
     run/home/     the child's empty HOME
     run/tmp/      the child's empty TMPDIR (/tmp under bubblewrap)
     run/request.json
+
+Beside it, made once per process and shown to every run read-only (``child_package``): a
+folder with gradgate's child-side modules as the package `_gradgate_child`.
 
 The tree is copied, not linked: a checkout's `.git` is a file that points into the real
 repository, whose config may hold a token (actions/checkout leaves one in
@@ -13,8 +15,10 @@ repository, whose config may hold a token (actions/checkout leaves one in
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,10 +34,6 @@ class RunDir:
     @property
     def tree(self) -> Path:
         return self.path / "tree"
-
-    @property
-    def lib(self) -> Path:
-        return self.path / "lib"
 
     @property
     def home(self) -> Path:
@@ -58,16 +58,35 @@ def child_modules() -> list[Path]:
     )
 
 
-def prepare(path: Path, *, root: Path, request: str) -> RunDir:
-    """Fill the empty folder ``path`` for one run of user code on the tree at ``root``."""
-    run = RunDir(path)
-    for folder in (run.lib, run.home, run.tmp):
+def prepare(run: RunDir, *, root: Path, request: str) -> None:
+    """Fill the run's empty folder for one run of user code on the tree at ``root``."""
+    for folder in (run.home, run.tmp):
         folder.mkdir()
     # symlinks stay links: one that points outside the tree leads nowhere under bubblewrap.
     shutil.copytree(root, run.tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-    _copy_child_package(run.lib)
     run.request.write_text(request, encoding="utf-8")
-    return run
+
+
+_made: list[Path] = []
+
+
+def child_package() -> Path:
+    """A folder holding gradgate's child-side modules as the package `_gradgate_child`: the
+    same for every run of this process (made again if something removed it), removed at exit."""
+    if _made and (_made[0] / PACKAGE).is_dir():
+        return _made[0]
+    lib = Path(tempfile.mkdtemp(prefix="gradgate-child-"))
+    _copy_child_package(lib)
+    lib.chmod(0o755)  # mkdtemp's 0700 would hide it from a child of another uid
+    if not _made:
+        atexit.register(_remove_child_packages)
+    _made.insert(0, lib)
+    return lib
+
+
+def _remove_child_packages() -> None:
+    for lib in _made:
+        shutil.rmtree(lib, ignore_errors=True)
 
 
 def _copy_child_package(lib: Path) -> None:

@@ -98,9 +98,8 @@ def supervise(
             _kill_group(proc.pid)
             kill_all()
             proc.wait()
-            for fd in (result_r, out_r, exit_fd):
-                if fd is not None:
-                    os.close(fd)
+            for fd in (result_r, out_r) if exit_fd is None else (result_r, out_r, exit_fd):
+                os.close(fd)
     return Finished(
         returncode=proc.returncode,
         result=bytes(buffers[result_r]),

@@ -1,8 +1,7 @@
-"""Fixtures for the sandbox tests: bubblewrap where the machine has it, and a runner to attack."""
+"""A runner to attack, for the sandbox tests (`bubblewrap`, `no_bwrap`: tests/conftest.py)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -11,24 +10,11 @@ from typing import Any
 
 import pytest
 from gradgate.bot.git.repository import GitRepository
-from gradgate.checks.sandbox import probe
 
 from tests.checks.sandbox.hostile import MARK, Run, as_gradgate
 from tests.gitrepo import GitRepo
 
 TARGETS = Path(__file__).parent / "targets"
-
-
-@pytest.fixture
-def bubblewrap() -> str:
-    """The strong path. scripts/test.sh sets GRADGATE_TEST_SANDBOX=bubblewrap where it could
-    install bubblewrap: there a bubblewrap that does not work fails the test, never skips it."""
-    found = probe.bubblewrap()
-    if found.path is None:
-        if os.environ.get("GRADGATE_TEST_SANDBOX") == "bubblewrap":
-            pytest.fail(f"bubblewrap should work on this machine: {found.reason}")
-        pytest.skip(found.reason or "no bubblewrap")
-    return found.path
 
 
 @dataclass
