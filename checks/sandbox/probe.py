@@ -75,7 +75,7 @@ _ASK = (
 
 
 @cache
-def interpreter(python: str, path_env: str) -> Interpreter:
+def interpreter(python: str, path_env: str, library_path: str | None = None) -> Interpreter:
     """Where ``python`` (a path, or a name on ``path_env``) lives; its site-packages included.
 
     Runs it once outside the sandbox, in isolated mode (no cwd, no PYTHON* variables), with
@@ -87,7 +87,9 @@ def interpreter(python: str, path_env: str) -> Interpreter:
             capture_output=True,
             text=True,
             timeout=_PROBE_S * 3,
-            env={"PATH": path_env},
+            env={"PATH": path_env}
+            if library_path is None
+            else {"PATH": path_env, "LD_LIBRARY_PATH": library_path},
             cwd="/",
             check=True,
         )

@@ -54,7 +54,7 @@ def bubblewrapped(
 ) -> list[str]:
     """``argv`` (the interpreter first) as the command that runs it under ``found``'s bwrap."""
     assert found.path is not None
-    python = probe.interpreter(argv[0], env.get("PATH", os.defpath))
+    python = probe.interpreter(argv[0], env.get("PATH", os.defpath), env.get("LD_LIBRARY_PATH"))
     folders = [*python.paths, *env.get("LD_LIBRARY_PATH", "").split(":")]
     extra = target_file
     if extra is not None and Path(extra).is_relative_to(bwrap.INSIDE):
