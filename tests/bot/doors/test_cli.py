@@ -305,3 +305,15 @@ def test_progress_names_only_the_steps_that_are_slow() -> None:
         step("running protected")
         time.sleep(0.6)
     assert stream.getvalue() == "gradgate: running protected…\n"
+
+
+def test_python_comes_from_the_flag_else_gradgate_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gradgate.bot.doors.cli import _parser
+
+    monkeypatch.setenv("GRADGATE_PYTHON", "/envs/train/bin/python")
+    assert _parser().parse_args(["check"]).python == "/envs/train/bin/python"
+    assert _parser().parse_args(["check", "--python", "py3"]).python == "py3"
+    monkeypatch.delenv("GRADGATE_PYTHON")
+    assert _parser().parse_args(["plan"]).python is None
