@@ -4,7 +4,7 @@
 which puts these parts together:
 
     probe      is bubblewrap usable here; where the user's interpreter lives (once per process)
-    rundir     the run's folder: a copy of the tree without .git, HOME, /tmp; the child's code
+    rundir     the run's folder: HOME, /tmp, a copy of the tree without .git; the child's code
     view       what the child sees of it and of the machine; the bubblewrap command (``bwrap``,
                pure)
     env        the child's environment (an allow-list), and a credential-free one for the doors

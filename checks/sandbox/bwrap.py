@@ -12,7 +12,10 @@ when its first process exits the kernel kills everything it started. It sees:
     /sys/devices/system/cpu       read-only (torch sizes its thread pools from it); all of
                                   /sys and /dev/nvidia* for CUDA runs
     /tmp                          the run's empty tmp, writable
-    /sandbox/tree                 the export of the revision (no .git), writable: the cwd
+    the tree's own path           the export of the revision (no .git), writable: the cwd. At
+                                  the path of the checkout it copies, so paths a check passes
+                                  in, and paths the child reports, mean the same on both sides
+    folders the check shares      at their own paths, read-only or writable
     /sandbox/home                 the run's empty HOME, writable
     /sandbox/lib, request.json    gradgate's child code and the request, read-only
 """
@@ -23,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
 INSIDE = PurePosixPath("/sandbox")
-TREE, HOME, LIB, REQUEST = (INSIDE / n for n in ("tree", "home", "lib", "request.json"))
+HOME, LIB, REQUEST = (INSIDE / n for n in ("home", "lib", "request.json"))
 TMP = PurePosixPath("/tmp")
 
 # --unshare-all: user (if it can), ipc, pid, net, uts, cgroup (if it can). --unshare-user:
@@ -75,18 +78,22 @@ def command(
     *,
     version: tuple[int, ...],
     run_dir: Path,
+    tree: Path,
     lib: Path,
     links: dict[str, str],
     readonly: Sequence[str],
     network: bool,
     devices: Sequence[str] = (),
+    writable: Sequence[str] = (),
 ) -> list[str]:
     """``argv`` (the interpreter and its arguments) run under bubblewrap.
 
-    ``run_dir``: the run's folder (``checks.sandbox.rundir``); ``lib``: gradgate's child
-    package. ``links``: system folders that are symlinks on the host -> their targets. ``readonly``:
-    the interpreter's folders, already filtered by :func:`exposable`. ``devices``: device nodes
-    to pass through (/dev/nvidia*); with them, all of /sys is shown, read-only.
+    ``run_dir``: the run's folder (``checks.sandbox.rundir``), whose copy of the tree is shown
+    at ``tree``; ``lib``: gradgate's child package. ``links``: system folders that are
+    symlinks on the host -> their targets. ``readonly``: the interpreter's folders and those
+    the check shares read-only; ``writable``: those it shares writable; all filtered by
+    :func:`exposable` already. ``devices``: device nodes to pass through (/dev/nvidia*); with
+    them, all of /sys is shown, read-only.
     """
     out = [bwrap, *NAMESPACES]
     if network:
@@ -110,9 +117,11 @@ def command(
     # After /tmp: an interpreter that lives in a temp folder is bound on top of the new /tmp.
     for path in readonly:
         out += ["--ro-bind", path, path]
-    out += ["--bind", str(run_dir / "tree"), str(TREE), "--bind", str(run_dir / "home"), str(HOME)]
+    for path in writable:
+        out += ["--bind", path, path]
+    out += ["--bind", str(run_dir / "tree"), str(tree), "--bind", str(run_dir / "home"), str(HOME)]
     out += ["--ro-bind", str(lib), str(LIB)]
-    out += ["--ro-bind", str(run_dir / "request.json"), str(REQUEST), "--chdir", str(TREE)]
+    out += ["--ro-bind", str(run_dir / "request.json"), str(REQUEST), "--chdir", str(tree)]
     return [*out, "--", *argv]
 
 

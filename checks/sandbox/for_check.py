@@ -8,7 +8,7 @@ is recorded on the context, for the report.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +28,14 @@ def run_user_code(
     timeout_s: float | None = None,
     device: str = "cpu",
     seed: int | None = 0,
+    readable: Collection[Path] = (),
+    writable: Collection[Path] = (),
 ) -> Any:
     """Run ``program`` on ``target`` in the tree ``root`` of ``revision`` ("base" or "head");
     ``timeout_s`` defaults to the check's whole ``timeout_s``. ``root`` may be a checkout:
-    the child gets a copy without its `.git`."""
+    under bubblewrap the child gets a copy without its `.git`, at the same path. Files outside
+    the tree that the program reads or writes (a config's folder, weights the base run saves
+    for the head run) must be in folders named in ``readable`` or ``writable``."""
     limits = SandboxLimits(
         timeout_s=settings.timeout_s if timeout_s is None else timeout_s,
         memory_mb=settings.memory_mb,
@@ -50,4 +54,6 @@ def run_user_code(
         network=settings.network,
         sandbox=ctx.sandbox,
         on_isolation=ctx.isolations.append,
+        readable=readable,
+        writable=writable,
     )

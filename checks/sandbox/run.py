@@ -15,17 +15,18 @@ says how:
     protocol   the interpreter is too old for the child, or speaks another protocol version
     sandbox    bubblewrap is required but not usable here, or could not set the sandbox up
 
-How a run goes: the revision's tree is copied without `.git` into a private run folder
-(``rundir``) with the child-side modules, an empty HOME and /tmp. The child runs under the
-user's interpreter (``python``), which need not have gradgate installed, as ``python -s -B -u
--c BOOTSTRAP`` (no user site-packages, no bytecode written), in its own session, with its copy
-as cwd and first on ``sys.path``, and an environment built from an allow-list (``env``). Under
-bubblewrap (``bwrap``; ``probe`` finds it) it sees only that folder, the system and the
-interpreter, read-only, in its own namespaces, without network unless the check allows it;
-without bubblewrap (``sandbox="auto"`` on a machine without it) it runs process-level only, and
-the run's ``Isolation`` says so. Memory and process limits hold for the whole run through a
-cgroup where one can be made (``cgroup``), else through rlimits (``limits``). ``supervise``
-watches it; ``outcome`` judges how it ended (pure).
+How a run goes: a private run folder (``rundir``) gets an empty HOME and /tmp, and under
+bubblewrap a copy of the revision's tree without `.git`. The child runs under the user's
+interpreter (``python``), which need not have gradgate installed, as ``python -s -B -u -c
+BOOTSTRAP`` (no user site-packages, no bytecode written), in its own session, with the tree
+(``root``, or under bubblewrap its copy shown at the same path) as cwd and first on
+``sys.path``, and an environment built from an allow-list (``env``). Under bubblewrap
+(``bwrap``; ``probe`` finds it; ``view`` decides what the child sees) it sees only its copy, the
+system and the interpreter, read-only, and the folders the check shares, in its own namespaces,
+without network unless the check allows it; without bubblewrap (``sandbox="auto"`` on a machine
+without it) it runs process-level only, and the run's ``Isolation`` says so. Memory and process
+limits hold for the whole run through a cgroup where one can be made (``cgroup``), else through
+rlimits (``limits``). ``supervise`` watches it; ``outcome`` judges how it ended (pure).
 """
 
 from __future__ import annotations
@@ -115,8 +116,11 @@ def run_in_sandbox(
     network: bool = False,
     sandbox: SandboxMode = "auto",
     on_isolation: Callable[[Isolation], None] | None = None,
+    readable: Collection[Path] = (),
+    writable: Collection[Path] = (),
 ) -> Any:
-    """Run ``program`` on the user's ``target`` in a fresh child, in a copy of the tree ``root``.
+    """Run ``program`` on the user's ``target`` in a fresh child, in the tree ``root`` (under
+    bubblewrap a copy of it without `.git`, at the same path).
 
     ``program`` is a child-side function (``"sandbox.child:call_target"``, module path below
     gradgate.checks) called with the request and the target; the default calls
@@ -126,7 +130,10 @@ def run_in_sandbox(
     the target is imported, and numpy and torch after. ``device`` reaches the child as
     GRADGATE_DEVICE. ``network``: let user code reach the network (under bubblewrap; without
     it nothing blocks the network). ``sandbox``: see ``SandboxMode``. ``on_isolation`` is
-    called with how the run was isolated, before its outcome is judged. JSON turns tuples into
+    called with how the run was isolated, before its outcome is judged. ``readable`` and
+    ``writable``: folders outside the tree that user code may read, or also write (a base run
+    saving weights for the head run), shown at their own paths under bubblewrap; none may hold
+    the source repository or gradgate's HOME. JSON turns tuples into
     lists; NaN and infinity are allowed. Raises SandboxError for anything user code does wrong
     (and when ``sandbox="require"`` finds no usable bubblewrap), CheckError for a refused
     ``env_allow``, TypeError for kwargs that are not JSON.
@@ -146,7 +153,7 @@ def run_in_sandbox(
     with contextlib.ExitStack() as stack:
         temp = tempfile.TemporaryDirectory(prefix="gradgate-sandbox-", ignore_cleanup_errors=True)
         run, lib = rundir.RunDir(Path(stack.enter_context(temp))), rundir.child_package()
-        view = View.of(run, lib, bubblewrap=found.path is not None)
+        view = View.of(run, lib, root=root, bubblewrap=found.path is not None)
         env = child_env(os.environ, home=view.home, tmp=view.tmp, device=device,
                         env_allow=env_allow)  # fmt: skip
         group = None
@@ -162,7 +169,7 @@ def run_in_sandbox(
             root=os.geteuid() == 0,
             kernel=kernel_version(os.uname().release),
         )
-        path = None if parsed.path is None else view.target_file(root, parsed.path)
+        path = None if parsed.path is None else str((root / parsed.path).resolve())
         request = {
             "protocol": PROTOCOL,
             "program": program,
@@ -178,7 +185,7 @@ def run_in_sandbox(
             "processes_rlimit": held.processes_rlimit,
         }
         try:
-            rundir.prepare(run, root=root, request=json.dumps(request))
+            rundir.prepare(run, root=root, request=json.dumps(request), copy=bool(found.path))
         except OSError as exc:
             raise SandboxError(
                 f"could not prepare the sandbox for {where}: {exc}", kind="crash", revision=revision
@@ -186,12 +193,13 @@ def run_in_sandbox(
         argv = [interpreter, "-s", "-B", "-u", "-c", BOOTSTRAP, str(view.lib), str(view.request)]
         if found.path:
             argv = bubblewrapped(found, argv, run=run, lib=lib, root=root, env=env, device=device,
-                                 network=network, target_file=path)  # fmt: skip
+                                 network=network, target_file=path, readable=readable,
+                                 writable=writable)  # fmt: skip
         if group is not None:
             argv = ["/bin/sh", "-c", cgroup.JOIN, "sh", *group.procs, "--", *argv]
         finished = supervise(
             argv,
-            cwd=run.tree,
+            cwd=root,
             env=env,
             limits=limits,
             where=where,

@@ -1,6 +1,7 @@
 """A run's private folder: the export of the revision's tree, the child's code, HOME and /tmp.
 
-    run/tree/     a copy of the revision's tree without any `.git`: the child's cwd, writable
+    run/tree/     under bubblewrap, a copy of the revision's tree without any `.git`: the
+                  child's cwd, writable, shown at the tree's own path
     run/home/     the child's empty HOME
     run/tmp/      the child's empty TMPDIR (/tmp under bubblewrap)
     run/request.json
@@ -58,12 +59,15 @@ def child_modules() -> list[Path]:
     )
 
 
-def prepare(run: RunDir, *, root: Path, request: str) -> None:
-    """Fill the run's empty folder for one run of user code on the tree at ``root``."""
+def prepare(run: RunDir, *, root: Path, request: str, copy: bool) -> None:
+    """Fill the run's empty folder for one run of user code on the tree at ``root``; ``copy``:
+    with a copy of the tree (process-level isolation runs in the tree itself: a copy would
+    hide nothing from code that can read the whole machine)."""
     for folder in (run.home, run.tmp):
         folder.mkdir()
-    # symlinks stay links: one that points outside the tree leads nowhere under bubblewrap.
-    shutil.copytree(root, run.tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    if copy:
+        # symlinks stay links: one that points outside the tree leads nowhere under bubblewrap.
+        shutil.copytree(root, run.tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
     run.request.write_text(request, encoding="utf-8")
 
 

@@ -30,8 +30,8 @@ def test_under_bubblewrap_user_code_finds_no_token_no_credentials_and_no_git(
     assert run.returncode == 0, run.stderr
     assert run.value["leaks"] == []
     assert "userpkg" in run.value["tree"]
-    assert ".git" not in run.value["tree"]  # an export, not the checkout
-    assert run.value["cwd"] != str(victim.checkout)
+    assert ".git" not in run.value["tree"]  # a copy of the checkout, at its path
+    assert run.value["cwd"] == str(victim.checkout)
     assert run.isolation["sandbox"] == "bubblewrap"
 
 
@@ -44,7 +44,7 @@ def test_with_process_level_isolation_the_same_code_finds_the_tokens(victim: Vic
     if os.geteuid() == 0:  # reading another process's memory needs ptrace rights
         assert "parent's stack" in leaks
     assert "own environment" not in leaks  # the allow-list still holds
-    assert ".git" not in run.value["tree"]
+    assert ".git" in run.value["tree"]  # it runs in the checkout itself
     assert run.isolation["sandbox"] == "process"
 
 
@@ -65,7 +65,8 @@ def test_under_bubblewrap_user_code_cannot_touch_files_outside_its_copy_or_kill_
         "vandalises", STRONG, kwargs={"victims": [str(v) for v in victims], "kill_everything": True}
     )
     assert run.returncode == 0, run.stderr  # gradgate survived kill(-1, SIGKILL)
-    assert run.value == []
+    copy = victim.checkout / "model.py"  # at the checkout's path, the child's own copy
+    assert run.value == [f"removed {copy}", f"wrote {copy}"]
     assert snapshot(victim.home, victim.repository, victim.checkout) == before
     assert list(victim.tmp.iterdir()) == []  # and removed its run folder
 

@@ -49,6 +49,7 @@ def command(*, network: bool, devices: tuple[str, ...] = ()) -> list[str]:
         ["/opt/py/bin/python", "-c", "pass"],
         version=(0, 8, 0),
         run_dir=Path("/tmp/run"),
+        tree=Path("/tmp/checkout/tree"),
         lib=Path("/tmp/lib"),
         links={"/bin": "usr/bin"},
         readonly=["/opt/py"],
@@ -71,7 +72,8 @@ def test_the_command_unshares_everything_and_drops_every_capability() -> None:
     assert "--share-net" not in argv
     assert argv[-4:] == ["--", "/opt/py/bin/python", "-c", "pass"]
     assert has(argv, "--symlink", "usr/bin", "/bin")
-    assert has(argv, "--bind", "/tmp/run/tree", "/sandbox/tree")
+    assert has(argv, "--bind", "/tmp/run/tree", "/tmp/checkout/tree")  # the copy, where it was
+    assert has(argv, "--chdir", "/tmp/checkout/tree")
     assert has(argv, "--ro-bind", "/opt/py", "/opt/py")
 
 
@@ -160,3 +162,32 @@ def test_process_level_isolation_cannot_block_the_network_and_says_so(server: in
     seen: list[Isolation] = []
     assert reach(server, sandbox="process", on_isolation=seen.append) == "hello"
     assert seen[0].network is True
+
+
+# --- folders a check shares with the child -------------------------------------------------
+
+
+def run_on(target: str, **options: object) -> object:
+    return run_in_sandbox(f"userpkg.behaviours:{target}", root=ROOT, limits=LIMITS, **options)  # type: ignore[arg-type]
+
+
+def test_a_writable_folder_carries_files_from_the_base_run_to_the_head_run(
+    tmp_path: Path, bubblewrap: str
+) -> None:
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    weights = str(exchange / "base-weights.txt")
+    kwargs = {"path": weights, "text": "w=1"}
+    assert run_on("writes_file", kwargs=kwargs, writable=[exchange]) == "written"
+    assert run_on("reads_file", kwargs={"path": weights}, readable=[exchange]) == "w=1"
+    assert run_on("writes_file", kwargs=kwargs, readable=[exchange]) == "not written: OSError"
+    assert run_on("reads_file", kwargs={"path": weights}) == "not read: FileNotFoundError"
+
+
+@pytest.mark.parametrize("shared", ["home", "parent of root"])
+def test_a_shared_folder_that_holds_a_secret_place_is_refused(shared: str, bubblewrap: str) -> None:
+    folder = Path.home() if shared == "home" else ROOT.parent
+    with pytest.raises(SandboxError) as caught:
+        run_on("returns_kwargs", readable=[folder])
+    assert caught.value.kind == "sandbox"
+    assert f"`{folder.resolve()}` cannot be shown to user code" in str(caught.value)

@@ -59,3 +59,15 @@ def test_the_contexts_sandbox_mode_reaches_the_sandbox(no_bwrap: None) -> None:
             revision="head",
         )
     assert caught.value.kind == "sandbox"
+
+
+def test_folders_the_check_shares_reach_the_sandbox(tmp_path: Path, bubblewrap: str) -> None:
+    settings = UserCodeSettings(timeout_s=30.0)
+    path = str(tmp_path / "weights.txt")
+    written = run_user_code(context(), settings, target="userpkg.behaviours:writes_file",
+                            root=ROOT, revision="base", kwargs={"path": path, "text": "w"},
+                            writable=[tmp_path])  # fmt: skip
+    read = run_user_code(context(), settings, target="userpkg.behaviours:reads_file",
+                         root=ROOT, revision="head", kwargs={"path": path},
+                         readable=[tmp_path])  # fmt: skip
+    assert (written, read) == ("written", "w")

@@ -98,3 +98,20 @@ def exits(code: int) -> None:
 
 def hard_exits(code: int) -> None:
     os._exit(code)
+
+
+def writes_file(path: str, text: str) -> str:
+    try:
+        with open(path, "w") as file:
+            file.write(text)
+    except OSError as exc:
+        return f"not written: {type(exc).__name__}"
+    return "written"
+
+
+def reads_file(path: str) -> str:
+    try:
+        with open(path) as file:
+            return file.read()
+    except OSError as exc:
+        return f"not read: {type(exc).__name__}"
