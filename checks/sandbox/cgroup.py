@@ -25,7 +25,9 @@ import contextlib
 import itertools
 import os
 import signal
+import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -119,21 +121,46 @@ def _v2_place(mount: Path, own: Path) -> Place | None:
 
 @cache
 def place() -> Place | None:
-    """Where this process may make run groups; None: nowhere. Decided once per process."""
+    """Where this process may make run groups; None: nowhere. Decided once per process, by
+    making one and moving a process into it (cgroup v2 also asks for write access to the
+    common ancestor, which the files' modes alone do not tell)."""
     try:
         found = mounts(Path("/proc/self/mountinfo").read_text())
         own = own_cgroups(Path("/proc/self/cgroup").read_text())
     except OSError:
         return None
+    for where in _candidates(found, own):
+        if where is not None and _joinable(where):
+            return where
+    return None
+
+
+def _candidates(found: dict[str, Path], own: dict[str, str]) -> Iterator[Place | None]:
+    """v2 first, then v1; lazily, since looking at v2 may move gradgate into a leaf."""
     if "unified" in found and "unified" in own:
-        v2 = _v2_place(found["unified"], _inside(found["unified"], own["unified"]))
-        if v2 is not None:
-            return v2
+        yield _v2_place(found["unified"], _inside(found["unified"], own["unified"]))
     if all(c in found and c in own for c in ("memory", "pids")):
         parents = tuple(_inside(found[c], own[c]) for c in ("memory", "pids"))
-        if all(_writable(p) for p in parents):
-            return Place(1, parents)
-    return None
+        yield Place(1, parents) if all(_writable(p) for p in parents) else None
+
+
+def _joinable(where: Place) -> bool:
+    group = _make(where, memory_bytes=None, processes=None)
+    if group is None:
+        return False
+    try:
+        done = subprocess.run(
+            ["/bin/sh", "-c", JOIN, "sh", *group.procs, "--", "true"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+        return done.returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        group.kill()
+        group.remove()
 
 
 class RunGroup:
@@ -189,8 +216,10 @@ class RunGroup:
 def run_group(*, memory_bytes: int | None, processes: int | None) -> RunGroup | None:
     """A new cgroup with these limits for one run; None where none can be made."""
     where = place()
-    if where is None:
-        return None
+    return None if where is None else _make(where, memory_bytes=memory_bytes, processes=processes)
+
+
+def _make(where: Place, *, memory_bytes: int | None, processes: int | None) -> RunGroup | None:
     name = f"{_PREFIX}{os.getpid()}-{next(_counter)}"
     group = RunGroup(where, tuple(parent / name for parent in where.parents))
     try:
