@@ -133,10 +133,10 @@ def run_in_sandbox(
     called with how the run was isolated, before its outcome is judged. ``readable`` and
     ``writable``: folders outside the tree that user code may read, or also write (a base run
     saving weights for the head run), shown at their own paths under bubblewrap; none may hold
-    the source repository or gradgate's HOME. JSON turns tuples into
-    lists; NaN and infinity are allowed. Raises SandboxError for anything user code does wrong
-    (and when ``sandbox="require"`` finds no usable bubblewrap), CheckError for a refused
-    ``env_allow``, TypeError for kwargs that are not JSON.
+    the source repository or gradgate's HOME. JSON turns tuples into lists; NaN and infinity
+    are allowed. Raises SandboxError for anything user code does wrong (and when
+    ``sandbox="require"`` finds no usable bubblewrap), CheckError for a refused ``env_allow``,
+    TypeError for kwargs that are not JSON.
     """
     parsed = parse_target(target, revision=revision)
     where = target_label(parsed.text, revision)

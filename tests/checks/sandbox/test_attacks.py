@@ -95,7 +95,7 @@ def test_under_bubblewrap_daemons_die_with_the_run(
         "starts_daemons",
         STRONG,
         kwargs={"mark": mark, "then": then},
-        limits={"timeout_s": 2.5},
+        limits={"timeout_s": 3},
         mark=mark,
     )
     assert run.kind == kind
@@ -112,7 +112,7 @@ def test_process_level_with_a_cgroup_still_stops_every_daemon(victim: Victim) ->
         "starts_daemons",
         WEAK,
         kwargs={"mark": mark, "then": "hang"},
-        limits={"timeout_s": 2.5},
+        limits={"timeout_s": 3},
         mark=mark,
     )
     if run.isolation["cgroup"] is None:
@@ -129,7 +129,7 @@ def test_process_level_without_a_cgroup_says_daemons_may_outlive_the_run(victim:
         "starts_daemons",
         WEAK,
         kwargs={"mark": mark, "then": "hang"},
-        limits={"timeout_s": 2.5, "cgroup": False},
+        limits={"timeout_s": 3, "cgroup": False},
         mark=mark,
     )
     left = marked_processes(mark)
