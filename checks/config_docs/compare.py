@@ -10,7 +10,7 @@ followed, lines ignored), so the verdict can tell new ones from those that were 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 
 from gradgate.checks.config_docs.model import (
@@ -23,7 +23,7 @@ from gradgate.checks.config_docs.model import (
     ValueClaim,
 )
 from gradgate.checks.config_docs.snapshot import Snapshot
-from gradgate.checks.config_docs.values import Value, same
+from gradgate.checks.config_docs.values import Value, norm, same
 
 Signature = tuple[str, ...]
 
@@ -40,7 +40,7 @@ class Disagreement:
 
 
 class FactIndex:
-    """Facts by the last part of every path they are known by, for quick claim lookups."""
+    """Facts by the last part of every path they are known by; lookups cached per claimed key."""
 
     def __init__(self, facts: tuple[Fact, ...]) -> None:
         self._by_name: dict[str, list[Fact]] = defaultdict(list)
@@ -51,10 +51,27 @@ class FactIndex:
         self.by_file: dict[str, list[Fact]] = defaultdict(list)
         for fact in facts:
             self.by_file[fact.file].append(fact)
+        self._named: dict[tuple[Key, bool], Named] = {}
 
-    def named(self, claim: ValueClaim) -> list[Fact]:
-        found = self._by_name.get(claim.key[-1], [])
-        return [fact for fact in found if fact.matches(claim.key, rooted=claim.rooted)]
+    def named(self, claim: ValueClaim) -> Named:
+        """The facts ``claim`` names, and their values in normal form."""
+        wanted = (claim.key, claim.rooted)
+        if wanted not in self._named:
+            found = tuple(
+                fact
+                for fact in self._by_name.get(claim.key[-1], ())
+                if fact.matches(claim.key, rooted=claim.rooted)
+            )
+            unknown = any(fact.value.kind == "unknown" for fact in found)
+            self._named[wanted] = Named(found, frozenset(norm(f.value) for f in found), unknown)
+        return self._named[wanted]
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    facts: tuple[Fact, ...]
+    values: frozenset[Hashable]
+    unknown: bool  # some fact's value cannot be known statically (`${oc.env:X}`)
 
 
 def disagreements(
@@ -77,27 +94,27 @@ def disagreements(
     # A config that cannot be read here says nothing: its keys are not gone, only unknown.
     unknown = {renamed.get(p.file, p.file) for p in snap.problems if p.config}
     found: list[Disagreement] = []
-    documented: set[str] = set()
+    seen: dict[int, Named] = {}  # the lookups made: which config files the docs document
     sig: Signature
     for claim in snap.claims:
         doc = renamed.get(claim.doc, claim.doc)
         if isinstance(claim, ValueClaim):
             named = facts.named(claim)
-            documented.update(fact.file for fact in named)
-            if any(fact.value.kind == "unknown" for fact in named):
+            seen[id(named)] = named
+            if named.unknown:
                 continue  # `${oc.env:X}` and the like: no way to tell
-            if named and not any(same(claim.value, fact.value) for fact in named):
+            if named.facts and norm(claim.value) not in named.values:
                 sig = ("value", doc, ".".join(claim.key), _norm(claim.value))
-                found.append(Disagreement("value", sig, claim, tuple(named)))
+                found.append(Disagreement("value", sig, claim, named.facts))
             elif (
-                not named
+                not named.facts
                 and base_facts is not None
-                and (before := base_facts.named(claim))
+                and (before := base_facts.named(claim).facts)
                 and not any(fact.file in unknown for fact in before)
             ):
                 sig = ("key-gone", doc, ".".join(claim.key))
                 new_name = _renamed(before[0], facts, base_facts, renamed)
-                found.append(Disagreement("key-gone", sig, claim, tuple(before), renamed=new_name))
+                found.append(Disagreement("key-gone", sig, claim, before, renamed=new_name))
         elif isinstance(claim, ImportClaim):
             why = unresolved(claim)
             if why is not None:
@@ -108,6 +125,7 @@ def disagreements(
     for problem in snap.problems:
         sig = (problem.kind, renamed.get(problem.file, problem.file))
         found.append(Disagreement(problem.kind, sig, problem=problem))
+    documented = {fact.file for named in seen.values() for fact in named.facts}
     return found, documented
 
 
@@ -119,10 +137,10 @@ def undocumented(
     file_at_base: Mapping[str, str],
 ) -> list[Disagreement]:
     """Keys new at head, in a file whose other keys the docs document, that no claim names."""
-    claimed: set[tuple[str, Key]] = set()
-    for claim in head.claims:
-        if isinstance(claim, ValueClaim):
-            claimed.update((f.file, f.key) for f in head_facts.named(claim))
+    lookups = {
+        id(n): n for c in head.claims if isinstance(c, ValueClaim) for n in [head_facts.named(c)]
+    }
+    claimed = {(f.file, f.key) for named in lookups.values() for f in named.facts}
     new = []
     for fact in head.facts:
         old = (file_at_base.get(fact.file, fact.file), fact.key)
@@ -155,6 +173,4 @@ def _counts(claim: PathClaim, base: Snapshot | None) -> bool:
 
 
 def _norm(value: Value) -> str:
-    if value.kind == "num":
-        return repr(value.data)
-    return f"{value.kind}:{value.data!r}"
+    return repr(norm(value))

@@ -66,8 +66,10 @@ def finding(
 def _value(
     d: Disagreement, claim: ValueClaim, severity: Severity, before: Before, earlier: str
 ) -> Finding:
-    facts = sorted(d.facts, key=lambda f: (not _agreed(claim, before.get((f.file, f.key))), f.file))
-    fact = facts[0]
+    facts = d.facts
+    # Name the source that agreed with the docs at base: the one this PR changed.
+    fact = next((f for f in facts if _agreed(claim, before.get((f.file, f.key)))), None)
+    fact = fact or min(facts, key=lambda f: (f.file, f.line))
     old = before.get((fact.file, fact.key))
     key, said, now = f"`{dotted(claim.key)}`", f"`{claim.value.shown()}`", f"`{fact.value.shown()}`"
     where = f"`{_at(fact.file, fact.line)}` ({fact.origin})"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -37,29 +37,26 @@ class Value:
 
 def same(a: Value, b: Value) -> bool:
     """Whether two values mean the same setting: numbers by value, the rest exactly."""
-    if a.kind == "unknown" or b.kind == "unknown":
-        return False
-    if a.kind != b.kind:
-        return False
-    if a.kind == "num":
-        x, y = a.data, b.data
-        assert isinstance(x, float) and isinstance(y, float)
-        return x == y or math.isclose(x, y, rel_tol=1e-9)
-    if a.kind in ("seq", "map"):
-        left, right = a.data, b.data
-        assert isinstance(left, tuple) and isinstance(right, tuple)
-        return len(left) == len(right) and all(
-            _same_item(x, y) for x, y in zip(left, right, strict=True)
-        )
-    return a.data == b.data
+    return a.kind != "unknown" and b.kind != "unknown" and norm(a) == norm(b)
 
 
-def _same_item(x: object, y: object) -> bool:
-    if isinstance(x, Value) and isinstance(y, Value):
-        return same(x, y)
-    if isinstance(x, tuple) and isinstance(y, tuple):  # map entries: (key, Value)
-        return x[0] == y[0] and _same_item(x[1], y[1])
-    return False
+def norm(value: Value) -> Hashable:
+    """The value's normal form: equal for values that mean the same setting.
+
+    Numbers keep 12 significant digits, so `0.1 + 0.2` written out still equals `0.3`.
+    """
+    if value.kind == "num":
+        assert isinstance(value.data, float)
+        return ("num", float(f"{value.data:.12g}"))
+    if value.kind == "seq":
+        assert isinstance(value.data, tuple)
+        return ("seq", tuple(norm(item) for item in value.data))
+    if value.kind == "map":
+        assert isinstance(value.data, tuple)
+        return ("map", tuple((key, norm(item)) for key, item in value.data))
+    if value.kind == "unknown":
+        return ("unknown", id(value))
+    return (value.kind, value.data)
 
 
 def number(text: str) -> float | None:

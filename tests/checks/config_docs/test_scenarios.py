@@ -207,6 +207,17 @@ def test_d6_a_name_moved_behind_a_reexport_still_resolves(repo: GitRepo) -> None
     assert result.findings == ()
 
 
+def test_d6_importing_a_submodule_from_a_package_resolves(repo: GitRepo) -> None:
+    readme = "# gpt\n\n```python\nfrom pkg import model\nfrom pkg.model import GPT\n```\n"
+    result = pull_request(
+        repo,
+        {"README.md": readme, "pkg/__init__.py": "", "pkg/model.py": PKG_MODEL},
+        {"pkg/model.py": PKG_MODEL + "\n\nclass Extra:\n    pass\n"},
+    )
+
+    assert result.findings == ()
+
+
 SHELL_README = """\
 # tiny
 
@@ -239,6 +250,17 @@ def test_d7_deleted_script_is_reported(repo: GitRepo) -> None:
 
     found = only(blocking(result), "doc-path-missing")
     assert "the script `train.py`, but it does not exist at head" in found.message
+
+
+def test_d7_an_output_file_a_command_writes_is_not_a_missing_file(repo: GitRepo) -> None:
+    readme = "# t\n\n```bash\npython train.py --out results.json --log=logs/run.yaml\n```\n"
+    result = pull_request(
+        repo,
+        {"README.md": readme, "train.py": ""},
+        {"README.md": readme + "\nMore.\n"},
+    )
+
+    assert result.findings == ()
 
 
 def test_n10_command_line_overrides_are_not_claims(repo: GitRepo) -> None:
