@@ -1,4 +1,4 @@
-"""Bad input gets a specific finding on the file it concerns, and the other files are still checked."""
+"""Bad input gets a specific finding on the file it concerns; the other files are still checked."""
 
 from __future__ import annotations
 

@@ -101,7 +101,8 @@ def test_python_blocks_give_imports_even_in_sessions_and_excerpts() -> None:
 def test_shell_blocks_name_scripts_modules_and_config_files() -> None:
     text = (
         "```console\n$ CUDA_VISIBLE_DEVICES=0 python train.py \\\n    --config=configs/a.yaml\n"
-        "Epoch 1: loss 0.3\nbash printed-by-the-script.sh\n$ cd tools && ./prep.sh data.json\n$ python -m pkg.eval --out out.json\n"
+        "Epoch 1: loss 0.3\nbash printed-by-the-script.sh\n"
+        "$ cd tools && ./prep.sh data.json\n$ python -m pkg.eval --out out.json\n"
         "$ torchrun --nproc_per_node 8 train.py /abs/path.yaml ~/x.yaml\n```\n"
     )
     claims, _ = read_doc("README.md", text)

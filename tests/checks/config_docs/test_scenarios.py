@@ -125,7 +125,10 @@ def test_d4_argparse_default_changed_under_the_readme_table(repo: GitRepo) -> No
 
 
 def test_d4_dataclass_field_default_is_a_source_of_truth(repo: GitRepo) -> None:
-    model = "from dataclasses import dataclass\n\n@dataclass\nclass GPTConfig:\n    dropout: float = {}\n"
+    model = (
+        "from dataclasses import dataclass\n\n@dataclass\nclass GPTConfig:\n"
+        "    dropout: float = {}\n"
+    )
     result = pull_request(
         repo,
         {"README.md": OPTIONS, "gpt/model.py": model.format("0.1")},
