@@ -150,7 +150,7 @@ def _joinable(where: Place) -> bool:
         return False
     try:
         done = subprocess.run(
-            ["/bin/sh", "-c", JOIN, "sh", *group.procs, "--", "true"],
+            ["/bin/sh", "-c", JOIN, "sh", *group.procs, "--", "/bin/sh", "-c", ":"],
             capture_output=True,
             timeout=10,
             check=False,

@@ -91,3 +91,11 @@ def test_a_run_group_holds_what_joins_it_caps_its_processes_and_kills_them_all(
         group.kill()
         group.remove()
     assert not any(Path(f).parent.exists() for f in group.procs)
+
+
+def test_finding_a_place_does_not_depend_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # It is decided once per process: a test (or a door) that empties PATH first must not
+    # leave every later run without a cgroup.
+    expected = cgroup.place()
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert cgroup.place.__wrapped__() == expected
