@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 
 from gradgate.checks.errors import SandboxError
-from gradgate.checks.sandbox.bwrap import NAMESPACES, SYSTEM_BINDS, system_binds
+from gradgate.checks.sandbox.bwrap import DISABLE_USERNS, NAMESPACES, SYSTEM_BINDS, system_binds
 
 _PROBE_S = 10.0
 
@@ -45,7 +45,8 @@ def bubblewrap() -> Bubblewrap:
             [path, "--version"], capture_output=True, text=True, timeout=_PROBE_S, check=False
         )
         version = tuple(int(p) for p in said.stdout.split()[-1].split(".") if p.isdigit())
-        trial = [*NAMESPACES, *system_binds(SYSTEM_BINDS), "--proc", "/proc", "--dev", "/dev"]
+        trial = [*NAMESPACES, *(["--disable-userns"] if version >= DISABLE_USERNS else [])]
+        trial += [*system_binds(SYSTEM_BINDS), "--proc", "/proc", "--dev", "/dev"]
         tried = subprocess.run(
             [path, *trial, "true"],
             capture_output=True,

@@ -191,3 +191,34 @@ def test_a_shared_folder_that_holds_a_secret_place_is_refused(shared: str, bubbl
         run_on("returns_kwargs", readable=[folder])
     assert caught.value.kind == "sandbox"
     assert f"`{folder.resolve()}` cannot be shown to user code" in str(caught.value)
+
+
+@pytest.fixture
+def locked_down(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """A runner where bwrap is installed but may not make namespaces (seccomp, AppArmor)."""
+    fake = tmp_path / "bwrap"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = --version ]; then echo "bubblewrap 0.8.0"; exit 0; fi\n'
+        'echo "bwrap: setting up uid map: Permission denied" >&2\n'
+        "exit 1\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    probe.bubblewrap.cache_clear()
+    yield
+    probe.bubblewrap.cache_clear()
+
+
+def test_a_bwrap_that_cannot_make_a_sandbox_falls_back_and_says_why(locked_down: None) -> None:
+    found = probe.bubblewrap()
+    assert found.path is None
+    assert found.reason is not None
+    assert found.reason.endswith(
+        "cannot make a sandbox here: bwrap: setting up uid map: Permission denied"
+    )
+    seen: list[Isolation] = []
+    run_in_sandbox("userpkg.behaviours:returns_kwargs", root=ROOT, on_isolation=seen.append)
+    assert seen[0].sandbox == "process"
+    with pytest.raises(SandboxError, match="setting up uid map"):
+        run_in_sandbox("userpkg.behaviours:returns_kwargs", root=ROOT, sandbox="require")
