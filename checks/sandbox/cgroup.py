@@ -16,7 +16,7 @@ Where one can be made:
 
 Elsewhere :func:`run_group` returns None and the limits fall back to rlimits
 (``checks.sandbox.limits``). The child joins the group before it execs anything: the command
-starts with :data:`JOIN`, a two-line shell prelude that writes its own pid into the group.
+starts with :data:`JOIN`, a one-line shell prelude that writes its own pid into the group.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from pathlib import Path
 
 # `sh -c JOIN sh PROCS... -- COMMAND...`: join every group, then become the command.
 JOIN = 'for f; do shift; [ "$f" = -- ] && break; echo 0 >"$f" || exit 125; done; exec "$@"'
-JOIN_FAILED = 125  # the exit status of JOIN when it could not join
 _PREFIX = "gradgate-"
 _counter = itertools.count()
 
