@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 if ! command -v bwrap >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     as_root=()
     [ "$(id -u)" -eq 0 ] || as_root=(sudo -n)
-    apt=("${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -y)
+    apt=(${as_root[@]+"${as_root[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get -q -y)
     "${apt[@]}" install bubblewrap >/dev/null 2>&1 ||
         { "${apt[@]}" update >/dev/null 2>&1 && "${apt[@]}" install bubblewrap >/dev/null 2>&1; } ||
         echo "test.sh: could not install bubblewrap; the sandbox's bubblewrap tests will skip" >&2
