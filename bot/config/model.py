@@ -111,6 +111,27 @@ class Zone(BaseModel):
         return value
 
 
+class GradientSensitive(BaseModel):
+    """Edits anywhere that add or remove gradient-sensitive code, and so run the gradient check."""
+
+    model_config = _FROZEN
+
+    enabled: bool = Field(
+        default=True,
+        strict=True,
+        description=(
+            "Run the gradient check when a changed Python file, in a zone or not, adds or "
+            "removes `.detach()`, `.data`, `torch.no_grad`, `inference_mode`, `enable_grad`, "
+            "`requires_grad`, `requires_grad_`, `register_*hook` or `set_grad_enabled`. Applies "
+            "only when the config uses the gradient check (a zone or `always` names it)."
+        ),
+    )
+    exclude: tuple[GitignorePattern, ...] = Field(
+        default=(),
+        description="gitignore-style patterns of files whose edits never trigger it.",
+    )
+
+
 def _checks_model() -> type[BaseModel]:
     fields: dict[str, Any] = {}
     for name, check in REGISTRY.items():
@@ -159,6 +180,14 @@ class Config(BaseModel):
             "to the repository root (`.venv/bin/python`), an absolute path, or a command on "
             "PATH. Default: the one gradgate runs under. `--python` and GRADGATE_PYTHON "
             "override it."
+        ),
+    )
+
+    gradient_sensitive: GradientSensitive = Field(
+        default_factory=GradientSensitive,
+        alias="gradient-sensitive",
+        description=(
+            "Gradient-sensitive edits outside the zones: which ones run the gradient check."
         ),
     )
 
