@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from gradgate.checks.api_contract.check import ApiContractCheck
 from gradgate.checks.base import Check
 from gradgate.checks.pending import (
-    ApiContractCheck,
     CheckpointCheck,
     ConfigDocsCheck,
     GradientCheck,

@@ -127,6 +127,10 @@ class RevisionSource(Protocol):
         """A temporary directory holding the whole tree at ``revision``, removed on exit."""
         ...
 
+    def list_files(self, revision: str) -> tuple[str, ...]:
+        """Every file path at ``revision`` that :meth:`read` returns bytes for."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class CheckContext:

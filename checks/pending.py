@@ -33,8 +33,3 @@ class CheckpointCheck(_Pending):
 class ConfigDocsCheck(_Pending):
     name = "config-docs"
     title = "Config and docs agree"
-
-
-class ApiContractCheck(_Pending):
-    name = "api-contract"
-    title = "API contracts"
