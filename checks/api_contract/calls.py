@@ -68,25 +68,47 @@ def _walk(tree: ast.Module, module: str, package: str) -> _Walk:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names[stmt.name] = f"{module}.{stmt.name}"
     walk = _Walk(names, [], {}, {}, {})
-    stack: list[tuple[ast.AST, str | None]] = [(tree, None)]
-    pop, push = stack.pop, stack.append
+    _visit(tree, None, module, package, walk)
+    return walk
+
+
+def _visit(root: ast.AST, scope: str | None, module: str, package: str, walk: _Walk) -> None:
+    """Collect calls, instances made, classes and imports below ``root`` (hot: every node of
+    every file passes here, so children are read from `_fields` directly, not through the
+    slower `ast.iter_child_nodes` generator)."""
+    stack = [root]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    calls = walk.calls
+    for_class = scope
     while stack:
-        node, scope = pop()
+        node = pop()
         kind = type(node)
         if kind is ast.Call:
-            walk.calls.append((node, scope))  # type: ignore[arg-type]
+            calls.append((node, for_class))  # type: ignore[arg-type]
         elif kind is ast.Assign or kind is ast.AnnAssign:
-            _made(node, scope, walk)  # type: ignore[arg-type]
+            _made(node, for_class, walk)  # type: ignore[arg-type]
         elif kind is ast.ClassDef:
             assert isinstance(node, ast.ClassDef)
-            scope = f"{scope or module}.{node.name}"
-            walk.bases[scope] = [".".join(p) for b in node.bases if (p := dotted(b))]
-        elif kind is ast.Import or kind is ast.ImportFrom:
-            bind_import(node, package, names)  # type: ignore[arg-type]
+            inner = f"{for_class or module}.{node.name}"
+            walk.bases[inner] = [".".join(p) for b in node.bases if (p := dotted(b))]
+            extend([*node.bases, *node.keywords, *node.decorator_list])  # outside the class
+            for stmt in node.body:
+                _visit(stmt, inner, module, package, walk)
             continue
-        for child in ast.iter_child_nodes(node):
-            push((child, scope))
-    return walk
+        elif kind is ast.Name or kind is ast.Constant:
+            continue  # leaves (a Name's only child is its Load/Store context)
+        elif kind is ast.Attribute:
+            push(node.value)  # type: ignore[attr-defined]
+            continue
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            bind_import(node, package, walk.names)  # type: ignore[arg-type]
+            continue
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                extend([item for item in value if isinstance(item, ast.AST)])
+            elif isinstance(value, ast.AST):
+                push(value)
 
 
 def _made(node: ast.Assign | ast.AnnAssign, scope: str | None, walk: _Walk) -> None:

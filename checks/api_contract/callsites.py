@@ -1,18 +1,18 @@
-"""The call sites at head that a set of signature changes affect: one pass over the tree.
+"""The call sites at head that a set of signature changes affect, gathered in one pass.
 
 Every changed signature becomes one or more targets (a function by name, a constructor by its
 class, `forward` by calls of an instance, a method by `obj.m` and `self.m`), indexed by their
-last name. Each Python file at head is read once; one that mentions none of those names is not
-even parsed; the others are walked once (`calls`), and each call is looked up in the index.
-The cost is one walk per file, however many signatures changed.
+last name. The check's single pass over the Python files at head asks `mentions` of each
+file's bytes (a file that names none of them is not even parsed) and hands the resolved calls
+of the others to `collect`. The cost is one walk per file, however many signatures changed.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from gradgate.checks.api_contract.calls import Call, How
 from gradgate.checks.api_contract.changes import Change, Effect, effects
@@ -56,63 +56,72 @@ def _targets(change: Change) -> Iterable[tuple[str, _Target]]:
         yield short, _Target(change, How.INSTANCE, cls, 1)
 
 
-def affected_calls(
-    changes: list[Change],
-    sources: Sources,
-    paths: Iterable[str],
-    changed: Mapping[str, str | None],
-) -> dict[str, list[CallSite]]:
-    """Change's qualified name -> the call sites it affects, in path and line order.
+@dataclass(slots=True)
+class CallIndex:
+    """The changes whose callers matter, and the affected call sites found so far."""
 
-    ``paths``: the Python files at head; ``changed``: head path -> base path (None: added) of
-    the files this change touches. A call in a file it does not touch, or one that stood the
-    same at base, was written for the base signature."""
-    index: dict[str, list[_Target]] = {}
-    for change in changes:
-        for last, target in _targets(change):
-            index.setdefault(last, []).append(target)
-    found: dict[str, list[CallSite]] = {change.full: [] for change in changes}
-    if not index:
-        return found
-    mentions = re.compile(rb"\b(?:" + b"|".join(re.escape(k.encode()) for k in index) + rb")\b")
-    base_calls: dict[str, set[str]] = {}
-    for path in paths:
-        data = sources.read("head", path)
-        if data is None or not mentions.search(data):
-            continue
-        for call in sources.calls("head", path):
-            for target in _matches(call, index):
-                unchanged = path not in changed or _stood_at_base(
-                    call, changed[path], sources, base_calls
-                )
-                said = effects(
-                    target.change, call.node, implicit=target.implicit, unchanged=unchanged
-                )
-                if said:
-                    site = CallSite(path, call.line, _shown(call.node), tuple(said))
-                    found[target.change.full].append(site)
-    for sites in found.values():
-        sites.sort(key=lambda s: (s.path, s.line))
-    return found
+    changes: list[Change]
+    index: dict[str, list[_Target]] = field(default_factory=dict)
+    found: dict[str, list[CallSite]] = field(default_factory=dict)  # change -> its call sites
+    _mentions: re.Pattern[bytes] | None = None
+    _base_calls: dict[str, set[str]] = field(default_factory=dict)  # base path -> call dumps
 
+    def __post_init__(self) -> None:
+        for change in self.changes:
+            self.found[change.full] = []
+            for last, target in _targets(change):
+                self.index.setdefault(last, []).append(target)
+        if self.index:
+            words = b"|".join(re.escape(k.encode()) for k in self.index)
+            self._mentions = re.compile(rb"\b(?:" + words + rb")\b")
 
-def _matches(call: Call, index: dict[str, list[_Target]]) -> list[_Target]:
-    out: list[_Target] = []
-    for name in call.targets():
-        for target in index.get(name.rpartition(".")[2], ()):
-            if target.how is call.how and names_match(name, target.name) and target not in out:
-                out.append(target)
-    return out[:1]  # one call binds one signature
+    def mentions(self, data: bytes) -> bool:
+        """Can the file hold a call of a target? (It names one: a cheap test on the bytes.)"""
+        return self._mentions is not None and self._mentions.search(data) is not None
 
+    def collect(
+        self,
+        path: str,
+        calls: list[Call],
+        sources: Sources,
+        base_path: str | None,
+        *,
+        changed: bool,
+    ) -> None:
+        """Record the affected calls among a head file's ``calls``. ``changed``: the PR touches
+        the file (``base_path``: where it was at base; None when added), so a call there may
+        have been written for the new signature."""
+        for call in calls:
+            target = self._match(call)
+            if target is None:
+                continue
+            unchanged = not changed or self._stood(path, call, sources, base_path)
+            said = effects(target.change, call.node, implicit=target.implicit, unchanged=unchanged)
+            if said:
+                site = CallSite(path, call.line, _shown(call.node), tuple(said))
+                self.found[target.change.full].append(site)
 
-def _stood_at_base(
-    call: Call, base_path: str | None, sources: Sources, cache: dict[str, set[str]]
-) -> bool:
-    if base_path is None:
-        return False
-    if base_path not in cache:
-        cache[base_path] = {ast.dump(c.node) for c in sources.calls("base", base_path)}
-    return ast.dump(call.node) in cache[base_path]
+    def sites(self, change: Change) -> list[CallSite]:
+        return sorted(self.found.get(change.full, []), key=lambda s: (s.path, s.line))
+
+    def _match(self, call: Call) -> _Target | None:
+        for name in call.targets():
+            for target in self.index.get(name.rpartition(".")[2], ()):
+                if target.how is call.how and names_match(name, target.name):
+                    return target  # one call binds one signature
+        return None
+
+    def _stood(self, path: str, call: Call, sources: Sources, base_path: str | None) -> bool:
+        """Did this call stand the same at base: its text, or failing that its syntax tree?"""
+        if base_path is None:
+            return False
+        if sources.in_base(sources.text(path, call.node), [base_path]):
+            return True
+        if base_path not in self._base_calls:  # reformatted or new: ask the trees (rarely)
+            tree = sources.parse("base", base_path)
+            nodes = () if tree is None else ast.walk(tree)
+            self._base_calls[base_path] = {ast.dump(n) for n in nodes if isinstance(n, ast.Call)}
+        return ast.dump(call.node) in self._base_calls[base_path]
 
 
 def _shown(node: ast.Call) -> str:

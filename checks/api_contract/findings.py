@@ -193,6 +193,18 @@ def skipped(path: str, why: str) -> Finding:
     )
 
 
+def unsearched(paths: list[str]) -> Finding:
+    named = ", ".join(f"`{p}`" for p in paths[:3])
+    more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+    return Finding(
+        kind=SKIPPED,
+        severity=Severity.NOTE,
+        message=f"{len(paths)} Python file{'s' if len(paths) > 1 else ''} of the repository could "
+        f"not be searched for call sites (they do not parse, or are over 2 MB): {named}{more}.",
+        file=paths[0],
+    )
+
+
 def summary(findings: Iterable[Finding], *, signatures: int, calls: int) -> str:
     counts = Counter(f.kind for f in findings if f.severity is Severity.BLOCKING)
     parts = []

@@ -7,6 +7,7 @@ functions nested in functions cannot be called from elsewhere. A property is no 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
@@ -106,3 +107,29 @@ def _param(arg: ast.arg, default: ast.expr | None) -> Param:
     if default is None:
         return Param(arg.arg, None, None)
     return Param(arg.arg, ast.unparse(default), ast.dump(default))
+
+
+# A `def` header up to the colon that ends its line (defaults may nest parentheses twice), a
+# decorator, a class line.
+_HEADER = re.compile(
+    rb"^[ \t]*(?:@[^\n]*|class[ \t][^\n]*"
+    rb"|(?:async[ \t]+)?def[ \t]+\w+[ \t]*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"
+    rb"[^:\n]*:[ \t]*(?:\#[^\n]*)?$)",
+    re.MULTILINE,
+)
+_DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def\b", re.MULTILINE)
+_SPACE = re.compile(rb"\s+")
+
+
+def headers(source: bytes) -> list[bytes] | None:
+    """Every decorator, class line and `def` header of the file, whitespace removed: equal at
+    base and head, the signatures are equal and the file need not be parsed for them. None
+    when a `def` escapes the pattern (a parenthesis inside a string default, say)."""
+    found = _headers(source)
+    return None if found is None else [_SPACE.sub(b"", m.group()) for m in found]
+
+
+def _headers(source: bytes) -> list[re.Match[bytes]] | None:
+    found = list(_HEADER.finditer(source))
+    defs = sum(1 for m in found if m.group().lstrip()[:1] not in (b"@", b"c"))
+    return found if defs == len(_DEF.findall(source)) else None

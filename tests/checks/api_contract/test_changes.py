@@ -6,7 +6,7 @@ import ast
 
 import pytest
 from gradgate.checks.api_contract.changes import Change, compare, effects
-from gradgate.checks.api_contract.signatures import Kind, signatures
+from gradgate.checks.api_contract.signatures import Kind, headers, signatures
 
 
 def change(base: str, head: str, name: str = "f") -> Change | None:
@@ -148,3 +148,16 @@ def test_properties_and_overloads_are_not_signatures() -> None:
     found = signatures(ast.parse(source))
     assert set(found) == {"f", "outer"}  # not `inner`: nobody outside `outer` calls it
     assert [p.name for p in found["f"].positional] == ["x", "y"]
+
+
+def test_equal_headers_mean_equal_signatures_and_odd_ones_are_not_trusted() -> None:
+    source = b"@torch.no_grad()\ndef f(x, y=g(h(1)), *, z: int = 2) -> int:\n    return 1\n"
+    assert headers(source) == [b"@torch.no_grad()", b"deff(x,y=g(h(1)),*,z:int=2)->int:"]
+    assert headers(source) == headers(source.replace(b"return 1", b"return 2"))
+    assert headers(source) != headers(
+        source.replace(b"x, y=", b"y=").replace(b"(1)),", b"(1)), x,")
+    )
+    multi = b"class A:\n    def m(\n        self,\n        a,  # first\n        b,\n    ):\n        pass\n"
+    assert headers(multi) == [b"classA:", b"defm(self,a,#firstb,):"]
+    assert headers(b'def f(x=")", y={1: 2}):\n    pass\n') is None  # a ")" in a string
+    assert headers(b"def f(x): return x\n") is None  # a one-line def: parse it

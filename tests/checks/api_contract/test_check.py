@@ -468,3 +468,22 @@ def test_the_call_site_search_reads_each_file_once_for_many_changed_signatures(
         result = ApiContractCheck().run(ctx)
     assert {f.kind for f in result.findings} >= {"signature-reordered", "parameter-renamed"}
     assert len(reads) == len(set(reads))  # nothing read twice
+
+
+def test_unparsable_files_elsewhere_make_one_note_not_one_each(repo: GitRepo) -> None:
+    jinja = "{% for x in xs %}\nloss({{ x }})\n{% endfor %}\n"
+    result = pull_request(
+        repo,
+        {
+            "pkg/__init__.py": "",
+            "pkg/losses.py": LOSSES,
+            "pkg/eval.py": EVAL,
+            "templates/a.py": jinja,
+            "templates/b.py": jinja,
+        },
+        {"pkg/losses.py": REORDERED},
+    )
+    assert kinds(result) == [("signature-reordered", "blocking"), ("api-file-skipped", "note")]
+    note = result.findings[1]
+    assert note.message.startswith("2 Python files of the repository could not be searched")
+    assert "`templates/a.py`, `templates/b.py`" in note.message
