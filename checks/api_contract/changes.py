@@ -26,7 +26,7 @@ class Change:
     renamed: dict[str, str]  # base name -> head name
     removed: tuple[str, ...]
     reordered: bool  # parameters on both sides stand in another order
-    shifted: bool  # some positional argument binds to another parameter (a reorder among them)
+    shifted: bool  # a positional argument now binds to another parameter (a reorder, an insert)
     keyword_only: tuple[str, ...]  # positional at base, keyword-only at head
     positional_only: tuple[str, ...]  # could be passed by keyword at base, not at head
     required: tuple[str, ...]  # required at head, optional or absent at base
@@ -83,7 +83,9 @@ def compare(path: str, full: str, base: Signature, head: Signature) -> Change | 
         renamed=renamed,
         removed=tuple(n for n in base.names() if n not in head_names and n not in renamed),
         reordered=common != [n for n in head_pos if n in common],
-        shifted=any(i >= len(head_pos) or head_pos[i] != m for i, m in enumerate(mapped)),
+        # (A parameter past the new positional ones was removed or made keyword-only: those
+        # say so themselves.)
+        shifted=any(i < len(head_pos) and head_pos[i] != m for i, m in enumerate(mapped)),
         keyword_only=tuple(m for m in mapped if m in head_kw_only),
         positional_only=tuple(n for n in head_pos[skip : head.positional_only] if n in keywordable),
         required=tuple(

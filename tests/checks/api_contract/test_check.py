@@ -487,3 +487,34 @@ def test_unparsable_files_elsewhere_make_one_note_not_one_each(repo: GitRepo) ->
     note = result.findings[1]
     assert note.message.startswith("2 Python files of the repository could not be searched")
     assert "`templates/a.py`, `templates/b.py`" in note.message
+
+
+def test_a_constructor_reorder_reaches_the_calls_of_the_class(repo: GitRepo) -> None:
+    model = "class Model:\n    def __init__(self, dim, hidden):\n        self.size = dim * hidden\n"
+    user = "from pkg.model import Model\n\nnet = Model(64, 256)\nwide = Model(dim=64, hidden=512)\n"
+    result = pull_request(
+        repo,
+        {"pkg/__init__.py": "", "pkg/model.py": model, "train.py": user},
+        {"pkg/model.py": model.replace("(self, dim, hidden)", "(self, hidden, dim)")},
+        zone=("pkg/model.py",),
+    )
+    finding = only(result, "signature-reordered")
+    assert finding.details == (
+        "train.py:3: Model(64, 256)\n"
+        "    `64` went to `dim`, now goes to `hidden`; `256` went to `hidden`, now goes to `dim`"
+    )
+
+
+def test_a_parameter_made_keyword_only_blocks_positional_callers(repo: GitRepo) -> None:
+    head = LOSSES.replace(
+        "def loss(targets, preds, weight=1.0)", "def loss(targets, preds, *, weight=1.0)"
+    )
+    result = pull_request(
+        repo,
+        {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "pkg/report.py": REPORT},
+        {"pkg/losses.py": head},
+    )
+    finding = only(result, "parameter-keyword-only")
+    assert finding.severity is Severity.BLOCKING and "TypeError" in finding.message
+    assert finding.details is not None
+    assert "`w` is passed positionally to `weight`, now keyword-only" in finding.details
