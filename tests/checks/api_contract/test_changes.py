@@ -157,7 +157,7 @@ def test_equal_headers_mean_equal_signatures_and_odd_ones_are_not_trusted() -> N
     assert headers(source) != headers(
         source.replace(b"x, y=", b"y=").replace(b"(1)),", b"(1)), x,")
     )
-    multi = b"class A:\n    def m(\n        self,\n        a,  # first\n        b,\n    ):\n        pass\n"
+    multi = b"class A:\n    def m(\n        self,\n        a,  # first\n        b,\n    ):\n"
     assert headers(multi) == [b"classA:", b"defm(self,a,#firstb,):"]
     assert headers(b'def f(x=")", y={1: 2}):\n    pass\n') is None  # a ")" in a string
     assert headers(b"def f(x): return x\n") is None  # a one-line def: parse it
