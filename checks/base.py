@@ -48,6 +48,9 @@ class Finding:
     line: int | None = None
     details: str | None = None  # e.g. a before/after diff, shown folded
     revision: str | None = None  # "base" or "head" when the finding is about one side
+    # How reports fence ``details``: "diff", or "suggestion" (GitHub's block for a replacement
+    # of the finding's line, which a reviewer can apply).
+    details_lang: str = "diff"
 
 
 def report_order(finding: Finding) -> tuple[int, str, int]:
@@ -123,12 +126,12 @@ class RevisionSource(Protocol):
         """The file's bytes at ``revision`` (a SHA), or None if it does not exist there."""
         ...
 
-    def checkout(self, revision: str) -> AbstractContextManager[Path]:
-        """A temporary directory holding the whole tree at ``revision``, removed on exit."""
+    def list_files(self, revision: str) -> tuple[str, ...]:
+        """Every file path at ``revision`` that ``read`` returns bytes for."""
         ...
 
-    def list_files(self, revision: str) -> tuple[str, ...]:
-        """Every file path at ``revision`` that :meth:`read` returns bytes for."""
+    def checkout(self, revision: str) -> AbstractContextManager[Path]:
+        """A temporary directory holding the whole tree at ``revision``, removed on exit."""
         ...
 
 

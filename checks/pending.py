@@ -28,8 +28,3 @@ class CheckpointCheck(_Pending):
     name = "checkpoint"
     title = "Checkpoint compatibility"
     runs_user_code = True
-
-
-class ConfigDocsCheck(_Pending):
-    name = "config-docs"
-    title = "Config and docs agree"
