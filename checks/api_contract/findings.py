@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from gradgate.checks.api_contract.callsites import CallSite
 from gradgate.checks.api_contract.changes import Change, Effect
-from gradgate.checks.api_contract.losses import LossCall
+from gradgate.checks.api_contract.losses import LossCall, Slot
 from gradgate.checks.api_contract.signatures import Signature
 from gradgate.checks.base import Finding, Severity
 
@@ -123,6 +123,7 @@ def _blocking(change: Change, kind: str, where: str, what: str, sites: list[Call
         line=change.head.line,
         details="\n".join(lines),
         revision="head",
+        details_lang="text",  # a list of call sites, not a diff
     )
 
 
@@ -155,8 +156,8 @@ def for_loss(
     a, b = ast.unparse(first), ast.unparse(second)
     slot_i, slot_j = call.slots[i], call.slots[j]
     how = (
-        f"`{a}` is passed as `{slot_i.name}`{_role(slot_i.role)} and `{b}` as "
-        f"`{slot_j.name}`{_role(slot_j.role)}, and their names say the opposite"
+        f"`{a}` is passed as `{slot_i.name}`{_role(slot_i)} and `{b}` as "
+        f"`{slot_j.name}`{_role(slot_j)}, and their names say the opposite"
         if by_name
         else f"the call at base passed `{b}` as `{slot_i.name}` and `{a}` as `{slot_j.name}`"
     )
@@ -225,8 +226,9 @@ def summary(findings: Iterable[Finding], *, signatures: int, calls: int) -> str:
     )[:140]
 
 
-def _role(role: str | None) -> str:
-    return f" (the {role})" if role in ("prediction", "target") else ""
+def _role(slot: Slot) -> str:
+    """What a parameter named `input` or `log_probs` stands for; `target` says it itself."""
+    return " (the prediction)" if slot.role == "prediction" else ""
 
 
 def _short(change: Change) -> str:
