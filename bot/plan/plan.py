@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -196,19 +196,15 @@ def gradient_reasons(
     config: Config, edits: Sequence[GradientEdit], unscanned: Sequence[str]
 ) -> list[Reason]:
     """Why gradient-sensitive edits run the gradient check: the first edit (and how many more),
-    or, when the change was too large to read, the Python files nobody read. Nothing when the
-    setting is off or the config never uses the gradient check (it would have no model)."""
+    or, when the change was too large to read, its first unread Python file (and how many paths
+    went unread). Nothing when the setting is off or the config never uses the gradient check
+    (it would have no model to run)."""
     setting = config.gradient_sensitive
     uses = "gradient" in config.always or any("gradient" in z.checks for z in config.zones)
     if not setting.enabled or not uses:
         return []
-    python = [p for p in unscanned if p.endswith(".py")] if not edits else []
-    candidates = [e.path for e in edits] + python
-    excluded: set[str] = set()
-    if setting.exclude and candidates:
-        zone = Zone.model_construct(name="exclude", paths=setting.exclude)
-        excluded = {p for ps in ZoneMatcher.compile([zone]).match(candidates).values() for p in ps}
-    kept = [e for e in edits if e.path not in excluded]
+    skip = _excluded(setting.exclude, [e.path for e in edits])
+    kept = [e for e in edits if e.path not in skip]
     if kept:
         first = kept[0]
         return [
@@ -221,7 +217,21 @@ def gradient_reasons(
                 more=len(kept) - 1,
             )
         ]
-    unread = [p for p in python if p not in excluded]
-    if unread:
-        return [Reason(ReasonKind.GRADIENT_UNSCANNED, path=unread[0], more=len(unread))]
-    return []
+    # 100,000 unread paths: stop at the first Python file rather than list them all.
+    python: Iterable[str] = (p for p in unscanned if p.endswith(".py"))
+    if setting.exclude:
+        listed = list(python)
+        skip = _excluded(setting.exclude, listed)
+        python = (p for p in listed if p not in skip)
+    unread = next(iter(python), None)
+    if unread is None:
+        return []
+    return [Reason(ReasonKind.GRADIENT_UNSCANNED, path=unread, more=len(unscanned))]
+
+
+def _excluded(patterns: tuple[str, ...], paths: list[str]) -> set[str]:
+    """The ``paths`` that the `gradient-sensitive.exclude` patterns match."""
+    if not patterns or not paths:
+        return set()
+    zone = Zone.model_construct(name="exclude", paths=patterns)
+    return set(ZoneMatcher.compile([zone]).match(paths).get("exclude", ()))

@@ -129,10 +129,20 @@ def test_a_change_too_large_to_read_runs_the_gradient_check_to_be_safe() -> None
     assert (reason.kind, reason.path, reason.more) == (
         ReasonKind.GRADIENT_UNSCANNED,
         "scripts/s0.py",
-        300,
+        301,
     )
     text = render_plan(plan_for(config(), paths, unscanned=paths), "text")
-    assert "300 changed Python files (first `scripts/s0.py`): too many to scan" in text
+    assert (
+        "301 changed paths are too many to scan for gradient-sensitive edits "
+        "(`scripts/s0.py` among them), so it runs to be safe"
+    ) in text
+
+
+def test_an_excluded_python_file_gives_way_to_the_next_unread_one() -> None:
+    paths = ("scripts/s0.py", "tools/t.py")
+    cfg = config(**{"gradient-sensitive": {"exclude": ["scripts/"]}})
+    (reason,) = gradient(plan_for(cfg, paths, unscanned=paths)).reasons
+    assert reason.path == "tools/t.py"
 
 
 def test_a_large_change_without_unexcluded_python_files_does_not() -> None:
