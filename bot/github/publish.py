@@ -61,21 +61,26 @@ def publish_report(
     pull = port.pull(target.number)  # never stale: the head as it is now
     current = pull.head_sha == report.head_sha
     existing = ours(port.comments(target.number), bot_login=target.bot_login)
+    parts: list[str] = []
+    verdict = str(report.verdict)
     if current:
-        todo = steps(existing, report_parts(report, limit=limit), verdict=str(report.verdict))
+        parts = report_parts(report, limit=limit)
     else:
         now = shown(existing)
-        if now is not None and now.head == pull.head_sha:
-            todo = []  # a newer run already reported on the current head: leave it be
-        else:
-            carried = now.verdict if now is not None else "none"  # so the next run still notifies
+        if now is None or now.head != pull.head_sha:  # else a newer run already reported
+            verdict = now.verdict if now is not None else "none"  # the next run still notifies
             parts = superseded_parts(
-                report, current_head=pull.head_sha, verdict=carried, limit=limit
+                report, current_head=pull.head_sha, verdict=verdict, limit=limit
             )
-            todo = steps(existing, parts, verdict=carried)
+    todo = steps(existing, parts, verdict=verdict) if parts else []
     failed: GitHubError | None = None
     try:
         _apply(port, target.number, todo)
+        if any(step.kind is Kind.CREATE for step in todo):
+            # A POST that GitHub carried out but answered with a 5xx is retried and leaves a
+            # duplicate: look again, and remove it now rather than on the next run.
+            again = ours(port.comments(target.number), bot_login=target.bot_login)
+            _apply(port, target.number, steps(again, parts, verdict=verdict))
     except GitHubError as exc:  # still leave a final status: a required check must not hang
         failed = exc
     for status in final_statuses(report, target_url=target.target_url):
