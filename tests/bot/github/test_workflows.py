@@ -124,3 +124,17 @@ def test_init_workflows_never_overwrites_without_force(
     assert written[0].read_text() == "# mine\n"
     assert main(["init", "--workflows", "--action", ACTION, "--repo", root, "--force"]) == 0
     assert written[0].read_text() != "# mine\n"
+
+
+def test_the_readme_recipe_passes_both(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Use it in GitHub Actions", 1)[1]
+    recipe = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "gradgate.yml"
+    path.write_text(recipe.replace("OWNER/gradgate@FULL_COMMIT_SHA", ACTION), encoding="utf-8")
+
+    schema = _tool(BIN / "check-jsonschema", "--builtin-schema", "vendor.github-workflows", path)
+    assert schema.returncode == 0, schema.stdout + schema.stderr
+    audit = _tool(BIN / "zizmor", "--offline", path)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert all(_PINNED.match(u) for u in _uses(path))
