@@ -9,6 +9,8 @@ from gradgate.bot.github.publish import Target, publish_report
 from gradgate.bot.github.statuses import final_statuses
 from gradgate.bot.pipeline import Request, error_report
 from gradgate.bot.report.render import Report, render
+from gradgate.bot.templates import render_template
+from gradgate.checks.errors import GitHubError
 
 SUMMARY_LIMIT = 1_000_000  # GitHub caps a step summary at 1 MiB
 
@@ -21,7 +23,13 @@ def publish(s: Settings, report: Report, *, number: int, head_sha: str, target: 
         repo_url=f"{s.server}/{s.need('GITHUB_REPOSITORY')}",
     )
     summary(s, report)
-    published = publish_report(connect(s), report, target)
+    try:
+        published = publish_report(connect(s), report, target)
+    except GitHubError as exc:
+        if exc.status != 403:
+            raise
+        hint = render_template("action_read_only.txt.j2").strip()
+        raise GitHubError(f"{exc}; {hint}", status=exc.status) from exc
     say(
         "published", verdict=str(report.verdict), head_sha=report.head_sha, number=number,
         current=published.current, head_now=published.head_now,

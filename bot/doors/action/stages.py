@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,8 @@ def _gate(s: Settings, event: PullRequestEvent) -> int:
         except GitHubError as exc:  # the final statuses matter; pending ones are a courtesy
             say("pending-failed", error=str(exc))
         report, _ = run_checks(request, environ=s.env)
+        if report.plan is None:  # the child died: its planned checks are errors, not pending
+            report = dataclasses.replace(report, plan=planned.plan)
     publish(s, report, number=event.number, head_sha=event.head_sha, target=target)
     return report.verdict.exit_code
 

@@ -136,3 +136,38 @@ def test_the_checks_never_see_the_token(world: World, tmp_path: Path) -> None:
     assert "PATH" in seen
     (comment,) = world.github.comments(REPO, NUMBER)
     assert "exit code 2 without a report" in comment.body  # a child that dies is an error
+    assert world.statuses(world.head)["gradgate"] == "error"
+    assert world.statuses(world.head)["gradgate/protected"] == "error"  # not left pending
+
+
+def test_without_a_token_the_action_says_how_to_pass_one(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.token = ""
+
+    assert world.pull_request("opened") == 2
+
+    err = capsys.readouterr().err
+    assert "GITHUB_TOKEN is not set" in err and "token: ${{ github.token }}" in err
+
+
+def test_retry_settings_that_are_not_numbers_are_refused(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.env["GRADGATE_GITHUB_RETRIES"] = "many"
+
+    assert world.pull_request("opened") == 2
+
+    assert "GRADGATE_GITHUB_RETRIES is not a number: 'many'" in capsys.readouterr().err
+
+
+def test_a_fork_pull_request_with_a_read_only_token_fails_loudly(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.token = world.github.token(write=False)
+
+    assert world.pull_request("opened") == 2
+
+    err = capsys.readouterr().err
+    assert "403" in err and "gradgate init --workflows" in err
+    assert world.github.comments(REPO, NUMBER) == []
