@@ -1,10 +1,11 @@
-"""Publish a run to GitHub through the port: pending statuses, then the report comment and the
-final statuses, never stale.
+"""Publish a run to GitHub through the port: pending check runs or statuses (``outcome``), then
+the report comment and the final ones, never stale.
 
 Before publishing, the PR's head is read again. Results for a head that is no longer the PR's
 are not published as current: the comment says they were superseded (unless a newer report is
-already shown) and statuses go on the old commit only, where GitHub no longer shows them on the
-PR. If updating the comment fails, the final statuses are still set before the error is raised.
+already shown) and the outcome (check runs or statuses) goes on the old commit only, where GitHub
+no longer shows it on the PR. If updating the comment fails, the final outcome is still posted
+before the error is raised.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from gradgate.bot.github.outcome import Pending, post_final, post_pending
 from gradgate.bot.github.ports import GitHubPort
 from gradgate.bot.github.split import COMMENT_LIMIT, split_body
-from gradgate.bot.github.statuses import final_statuses, pending_statuses
 from gradgate.bot.github.sticky import Kind, Stamp, Step, ours, shown, steps
 from gradgate.bot.plan.plan import Plan
 from gradgate.bot.report.render import COMMENT_MARKER, Report, render
@@ -28,7 +29,7 @@ _Frame = Callable[[int, int], str]
 class Target:
     number: int  # the pull request
     bot_login: str  # whose comments are gradgate's: github-actions[bot], or an App's slug[bot]
-    target_url: str | None = None  # the statuses' "Details" link: the workflow run
+    target_url: str | None = None  # the statuses' and check runs' "Details" link: the run
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,15 +47,24 @@ def publish_pending(
     base_sha: str,
     config_hash: str | None,
     target: Target,
-) -> None:
-    for status in pending_statuses(
-        plan, base_sha=base_sha, config_hash=config_hash, target_url=target.target_url
-    ):
-        port.set_status(head_sha, status)
+) -> Pending:
+    return post_pending(
+        port,
+        plan,
+        head_sha=head_sha,
+        base_sha=base_sha,
+        config_hash=config_hash,
+        details_url=target.target_url,
+    )
 
 
 def publish_report(
-    port: GitHubPort, report: Report, target: Target, *, limit: int = COMMENT_LIMIT
+    port: GitHubPort,
+    report: Report,
+    target: Target,
+    *,
+    pending: Pending | None = None,
+    limit: int = COMMENT_LIMIT,
 ) -> Published:
     if report.head_sha is None:
         raise ValueError("a report published to GitHub names the head it was computed for")
@@ -83,8 +93,7 @@ def publish_report(
             _apply(port, target.number, steps(again, parts, verdict=verdict))
     except GitHubError as exc:  # still leave a final status: a required check must not hang
         failed = exc
-    for status in final_statuses(report, target_url=target.target_url):
-        port.set_status(report.head_sha, status)
+    post_final(port, report, details_url=target.target_url, pending=pending)
     if failed is not None:
         raise failed
     return Published(current=current, head_now=pull.head_sha, steps=tuple(todo))

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.fakegithub.render import Render
-from tests.fakegithub.state import Comment, Reaction, Repo, Run, StatusRecord, User
+from tests.fakegithub.state import CheckRunRecord, Comment, Reaction, Repo, Run, StatusRecord, User
 
 DOCS = "https://docs.github.com/rest"
 COMMENT_LIMIT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
@@ -244,9 +244,54 @@ class Endpoints:
             {"Link": ", ".join(links)} if links else {}
         )
 
+    def _create_check_run(
+        self, repo: Repo, m: re.Match[str], q: dict[str, str], body: Any, login: str
+    ) -> tuple[int, Any]:
+        output = body.get("output") or {}
+        record = CheckRunRecord(
+            id=self._next_id(),
+            sha=body["head_sha"],
+            name=body["name"],
+            status="completed" if body.get("conclusion") else body.get("status", "queued"),
+            conclusion=body.get("conclusion"),
+            title=output.get("title"),
+            summary=output.get("summary"),
+            external_id=body.get("external_id"),
+            details_url=body.get("details_url"),
+            annotations=list(output.get("annotations", [])),
+            created=self.tick(),
+        )
+        repo.check_runs[record.id] = record
+        return 201, self.render.check_run(repo, record)
+
+    def _update_check_run(
+        self, repo: Repo, m: re.Match[str], q: dict[str, str], body: Any, login: str
+    ) -> tuple[int, Any]:
+        record = repo.check_runs.get(int(m["check_run"]))
+        if record is None:
+            raise error(404, "Not Found")
+        output = body.get("output") or {}
+        if body.get("conclusion"):
+            record.status, record.conclusion = "completed", body["conclusion"]
+        elif body.get("status"):
+            record.status = body["status"]
+        record.title = output.get("title", record.title)
+        record.summary = output.get("summary", record.summary)
+        record.annotations += output.get("annotations", [])  # GitHub appends them
+        for key in ("external_id", "details_url"):
+            if key in body:
+                setattr(record, key, body[key])
+        return 200, self.render.check_run(repo, record)
+
 
 _REPO = r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
 ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Any]]] = [
+    ("POST", re.compile(_REPO + r"/check-runs$"), Endpoints._create_check_run),
+    (
+        "PATCH",
+        re.compile(_REPO + r"/check-runs/(?P<check_run>\d+)$"),
+        Endpoints._update_check_run,
+    ),
     ("GET", re.compile(_REPO + r"/pulls/(?P<number>\d+)$"), Endpoints._pull),
     ("GET", re.compile(_REPO + r"/issues/(?P<number>\d+)/comments$"), Endpoints._list_comments),
     ("POST", re.compile(_REPO + r"/issues/(?P<number>\d+)/comments$"), Endpoints._create_comment),

@@ -13,6 +13,7 @@ from typing import Any
 
 from tests.fakegithub.state import (
     WEBHOOKS,
+    CheckRunRecord,
     Comment,
     Pull,
     Reaction,
@@ -197,3 +198,39 @@ class Render:
             "repository": minimal,
             "head_repository": minimal,
         }
+
+    def check_run(self, repo: Repo, record: CheckRunRecord) -> dict[str, Any]:
+        template = _payload("check_run/rerequested.payload.json")["check_run"]
+        data: dict[str, Any] = self._retarget(template)
+        url = f"{self.api}/repos/{repo.full_name}/check-runs/{record.id}"
+        app = data["app"]
+        app.update(
+            created_at=timestamp(0),
+            updated_at=timestamp(0),
+            permissions={"checks": "write", "statuses": "write"},
+            events=["check_run"],
+        )
+        data.update(
+            id=record.id,
+            node_id=f"CR_{record.id}",
+            head_sha=record.sha,
+            name=record.name,
+            url=url,
+            html_url=f"{self.web}/{repo.full_name}/runs/{record.id}",
+            details_url=record.details_url,
+            external_id=record.external_id,
+            status=record.status,
+            conclusion=record.conclusion,
+            started_at=timestamp(record.created),
+            completed_at=timestamp(record.created) if record.status == "completed" else None,
+            pull_requests=[],
+        )
+        data["output"] = {
+            "title": record.title,
+            "summary": record.summary,
+            "text": None,
+            "annotations_count": len(record.annotations),
+            "annotations_url": f"{url}/annotations",
+        }
+        data["check_suite"] = {"id": record.id}
+        return data

@@ -71,7 +71,9 @@ class FakeGitHub(Endpoints):
         with self._lock:
             self.users: dict[str, User] = {}
             self.repos: dict[str, Repo] = {}
-            self.tokens: dict[str, tuple[str, bool]] = {}  # token -> (login, may write)
+            # token -> (login, may write, may write checks): an Action's GITHUB_TOKEN gets
+            # `checks: write` only when its workflow grants it.
+            self.tokens: dict[str, tuple[str, bool, bool]] = {}
             self.faults = Faults()
             self.log: list[Logged] = []
             self.violations: list[str] = []
@@ -103,11 +105,11 @@ class FakeGitHub(Endpoints):
                 self.repos[full_name] = Repo(full_name=full_name, id=self._next_id())
             return self.repos[full_name]
 
-    def token(self, login: str = BOT, *, write: bool = True) -> str:
+    def token(self, login: str = BOT, *, write: bool = True, checks: bool = False) -> str:
         with self._lock:
             self.user(login, type="Bot" if login.endswith("[bot]") else "User")
             token = f"ghs_fake{len(self.tokens):04d}{login}"
-            self.tokens[token] = (login, write)
+            self.tokens[token] = (login, write, checks)
             return token
 
     def open_pull(
@@ -165,7 +167,7 @@ class FakeGitHub(Endpoints):
         login = None
         if fault is not None and fault.after:  # carried out, then the answer is lost
             try:
-                login = self._authenticate(method, headers)
+                login = self._authenticate(method, path, headers)
                 with self._lock:
                     self._route(method, path, query, raw, login)
             except Answer:
@@ -176,7 +178,7 @@ class FakeGitHub(Endpoints):
                 extra["Retry-After"] = str(fault.retry_after)
         else:
             try:
-                login = self._authenticate(method, headers)
+                login = self._authenticate(method, path, headers)
                 with self._lock:
                     for hook in list(self.hooks):
                         hook(method, path)
@@ -190,13 +192,14 @@ class FakeGitHub(Endpoints):
         data = b"" if body is None else json.dumps(body).encode()
         return status, {"Content-Type": "application/json; charset=utf-8", **extra}, data
 
-    def _authenticate(self, method: str, headers: dict[str, str]) -> str:
+    def _authenticate(self, method: str, path: str, headers: dict[str, str]) -> str:
         auth = headers.get("authorization", "")
         token = auth.split(" ", 1)[1] if " " in auth else ""
         if token not in self.tokens:
             raise error(401, "Bad credentials")
-        login, write = self.tokens[token]
-        if method != "GET" and not write:
+        login, write, checks = self.tokens[token]
+        writing = method != "GET"
+        if writing and (not write or ("/check-runs" in path and not checks)):
             raise error(403, "Resource not accessible by integration")
         return login
 

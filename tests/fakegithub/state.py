@@ -74,6 +74,21 @@ class Run:
 
 
 @dataclass
+class CheckRunRecord:
+    id: int
+    sha: str
+    name: str
+    status: str
+    conclusion: str | None
+    title: str | None
+    summary: str | None
+    external_id: str | None
+    details_url: str | None
+    annotations: list[dict[str, object]] = field(default_factory=list)
+    created: int = 0
+
+
+@dataclass
 class Repo:
     full_name: str
     id: int
@@ -83,6 +98,15 @@ class Repo:
     reactions: list[Reaction] = field(default_factory=list)
     collaborators: dict[str, str] = field(default_factory=dict)  # login -> admin|write|read
     runs: dict[int, Run] = field(default_factory=dict)
+    check_runs: dict[int, CheckRunRecord] = field(default_factory=dict)
+
+    def latest_check_runs(self, sha: str) -> dict[str, CheckRunRecord]:
+        """What GitHub shows for a commit: the newest check run of each name."""
+        out: dict[str, CheckRunRecord] = {}
+        for record in sorted(self.check_runs.values(), key=lambda r: r.id):
+            if record.sha == sha:
+                out[record.name] = record
+        return out
 
     def latest_statuses(self, sha: str) -> dict[str, StatusRecord]:
         """What GitHub shows for a commit: the newest status of each context."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from gradgate.bot.doors.action.settings import Settings, connect, say
+from gradgate.bot.github.outcome import Pending, post_final
 from gradgate.bot.github.publish import Target, publish_report
-from gradgate.bot.github.statuses import final_statuses
 from gradgate.bot.pipeline import Request, error_report
 from gradgate.bot.report.render import Report, render
 from gradgate.bot.templates import render_template
@@ -15,7 +15,15 @@ from gradgate.checks.errors import GitHubError
 SUMMARY_LIMIT = 1_000_000  # GitHub caps a step summary at 1 MiB
 
 
-def publish(s: Settings, report: Report, *, number: int, head_sha: str, target: Target) -> None:
+def publish(
+    s: Settings,
+    report: Report,
+    *,
+    number: int,
+    head_sha: str,
+    target: Target,
+    pending: Pending | None = None,
+) -> None:
     report = dataclasses.replace(
         report,
         head_sha=report.head_sha or head_sha,  # an error before any plan names no head itself
@@ -24,7 +32,7 @@ def publish(s: Settings, report: Report, *, number: int, head_sha: str, target: 
     )
     summary(s, report)
     try:
-        published = publish_report(connect(s), report, target)
+        published = publish_report(connect(s), report, target, pending=pending)
     except GitHubError as exc:
         if exc.status != 403:
             raise
@@ -37,13 +45,10 @@ def publish(s: Settings, report: Report, *, number: int, head_sha: str, target: 
 
 
 def error_statuses(s: Settings, head_sha: str, message: str, target: Target) -> None:
-    """Statuses only, when there is no pull request to comment on: an error, never a pass."""
+    """The outcome only, when there is no pull request to comment on: an error, never a pass."""
     report = error_report(Request(repo_path=s.repo_path, base="", head=head_sha), message)
-    client = connect(s)
-    for status in final_statuses(
-        dataclasses.replace(report, head_sha=head_sha), target_url=target.target_url
-    ):
-        client.set_status(head_sha, status)
+    report = dataclasses.replace(report, head_sha=head_sha)
+    post_final(connect(s), report, details_url=target.target_url)
 
 
 def summary(s: Settings, report: Report) -> None:

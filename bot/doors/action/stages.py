@@ -20,7 +20,7 @@ from gradgate.bot.github.results import CHECK_FILE, PLAN_FILE, merge, plan_recor
 from gradgate.bot.pipeline import Request, error_report, plan_request
 from gradgate.bot.report.render import Report, as_json
 from gradgate.bot.templates import render_template
-from gradgate.checks.errors import GitHubError, GradgateError, UsageError
+from gradgate.checks.errors import GradgateError, UsageError
 
 _NO_JOBS = 'matrix={"include":[]}\nrun=false\nchecks=\n'
 
@@ -71,26 +71,26 @@ def _gate(s: Settings, event: PullRequestEvent) -> int:
     """Stage `all`: everything in this job; the checks in a child without credentials."""
     target = s.target(event.number, s.env.get("GITHUB_RUN_ID"))
     request = _request(s, event)
+    pending = None
     try:
         planned = plan_request(request, for_checks=False)
     except GradgateError as exc:
         report = error_report(request, exc)
     else:
-        try:
-            publish_pending(
-                connect(s),
-                planned.plan,
-                head_sha=planned.head_sha,
-                base_sha=planned.base_sha,
-                config_hash=config_hash(planned.policy.text) if planned.policy.text else None,
-                target=target,
-            )
-        except GitHubError as exc:  # the final statuses matter; pending ones are a courtesy
-            say("pending-failed", error=str(exc))
+        pending = publish_pending(
+            connect(s),
+            planned.plan,
+            head_sha=planned.head_sha,
+            base_sha=planned.base_sha,
+            config_hash=config_hash(planned.policy.text) if planned.policy.text else None,
+            target=target,
+        )
+        if pending.error is not None:  # the final outcome matters; the pending one is a courtesy
+            say("pending-failed", error=str(pending.error))
         report, _ = run_checks(request, environ=s.env)
         if report.plan is None:  # the child died: its planned checks are errors, not pending
             report = dataclasses.replace(report, plan=planned.plan)
-    publish(s, report, number=event.number, head_sha=event.head_sha, target=target)
+    publish(s, report, number=event.number, head_sha=event.head_sha, target=target, pending=pending)
     return report.verdict.exit_code
 
 

@@ -171,3 +171,24 @@ def test_a_fork_pull_request_with_a_read_only_token_fails_loudly(
     err = capsys.readouterr().err
     assert "403" in err and "gradgate init --workflows" in err
     assert world.github.comments(REPO, NUMBER) == []
+
+
+def test_with_checks_write_the_outcome_is_check_runs_completed_in_place(world: World) -> None:
+    world.token = world.github.token(checks=True)  # the workflow grants `checks: write`
+    world.push(EDITED)
+
+    assert world.pull_request() == 1
+
+    repo = world.github.repo(REPO)
+    runs = repo.latest_check_runs(world.head)
+    assert (
+        runs["gradgate"].conclusion == "failure"
+        and runs["gradgate/protected"].conclusion == "failure"
+    )
+    assert runs["gradgate/gradient"].conclusion == "skipped"
+    assert all(r.status == "completed" for r in runs.values())
+    assert len(repo.check_runs) == len(runs)  # the pending ones were completed, not added to
+    assert world.github.requests("PATCH", "/check-runs/") and repo.statuses == []
+    assert runs["gradgate"].external_id.startswith(f"gradgate:{world.head}:")
+    assert "train.py:1" in (runs["gradgate"].summary or "")
+    assert len(world.github.comments(REPO, NUMBER)) == 1
