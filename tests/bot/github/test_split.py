@@ -116,3 +116,12 @@ def test_every_part_of_a_published_report_carries_the_marker_and_its_stamp(findi
     if len(parts) > 1:
         assert f"part 2 of {len(parts)}, continued" in parts[1]
         assert f"goes on in the next comment (part 2 of {len(parts)})" in parts[0]
+
+
+def test_emoji_count_twice_so_a_part_fits_however_github_counts() -> None:
+    body = "✅ 🚧 ⏩\n" * 12_000  # 96,000 code points, more UTF-16 units
+
+    parts = split_body(body, header=_header, footer=_footer)
+
+    assert all(len(p.encode("utf-16-le")) // 2 <= COMMENT_LIMIT for p in parts)
+    _in_order(body, parts)
