@@ -35,7 +35,11 @@ NANOGPT = [
             NANOGPT,
             [
                 ("model-core", ("/model.py",), ("protected",)),
-                ("config-docs", ("/config/**", "/configs/**", "README.md", "docs/**"), ()),
+                (
+                    "config-docs",
+                    ("/config/**", "/configs/**", "README.md", "docs/**"),
+                    ("config-docs",),
+                ),
             ],
             id="nanogpt-like",
         ),
@@ -51,7 +55,7 @@ NANOGPT = [
         ),
         pytest.param(
             ["README.md", *(f"exp/run{i}.yaml" for i in range(11)), ".github/ci.yaml"],
-            [("config-docs", ("*.yaml", "!.*", "README.md"), ())],
+            [("config-docs", ("*.yaml", "!.*", "README.md"), ("config-docs",))],
             id="many-loose-yaml-files",
         ),
         pytest.param(
