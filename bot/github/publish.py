@@ -68,6 +68,20 @@ def publish_report(
 ) -> Published:
     if report.head_sha is None:
         raise ValueError("a report published to GitHub names the head it was computed for")
+    published = Published(current=True, head_now=report.head_sha, steps=())
+    failed: GitHubError | None = None
+    try:
+        published = _comment(port, report, target, limit=limit)
+    except GitHubError as exc:  # still post the final outcome: a required check must not hang
+        failed = exc
+    post_final(port, report, details_url=target.target_url, pending=pending)
+    if failed is not None:
+        raise failed
+    return published
+
+
+def _comment(port: GitHubPort, report: Report, target: Target, *, limit: int) -> Published:
+    """The sticky comment brought up to date, for the head as it is now."""
     pull = port.pull(target.number)  # never stale: the head as it is now
     current = pull.head_sha == report.head_sha
     existing = ours(port.comments(target.number), bot_login=target.bot_login)
@@ -83,19 +97,12 @@ def publish_report(
                 report, current_head=pull.head_sha, verdict=verdict, limit=limit
             )
     todo = steps(existing, parts, verdict=verdict) if parts else []
-    failed: GitHubError | None = None
-    try:
-        _apply(port, target.number, todo)
-        if any(step.kind is Kind.CREATE for step in todo):
-            # A POST that GitHub carried out but answered with a 5xx is retried and leaves a
-            # duplicate: look again, and remove it now rather than on the next run.
-            again = ours(port.comments(target.number), bot_login=target.bot_login)
-            _apply(port, target.number, steps(again, parts, verdict=verdict))
-    except GitHubError as exc:  # still leave a final status: a required check must not hang
-        failed = exc
-    post_final(port, report, details_url=target.target_url, pending=pending)
-    if failed is not None:
-        raise failed
+    _apply(port, target.number, todo)
+    if any(step.kind is Kind.CREATE for step in todo):
+        # A POST that GitHub carried out but answered with a 5xx is retried and leaves a
+        # duplicate: look again, and remove it now rather than on the next run.
+        again = ours(port.comments(target.number), bot_login=target.bot_login)
+        _apply(port, target.number, steps(again, parts, verdict=verdict))
     return Published(current=current, head_now=pull.head_sha, steps=tuple(todo))
 
 

@@ -99,3 +99,15 @@ def test_a_comment_github_made_but_answered_with_a_5xx_leaves_no_duplicate(
 
     assert len(github.comments(REPO, 7)) == 1
     assert [r.status for r in github.requests("POST", "/comments$")] == [502, 201]
+
+
+def test_when_the_pull_request_cannot_be_read_the_final_statuses_are_still_set(
+    github: FakeGitHub, client: GitHubClient
+) -> None:
+    github.faults.only = __import__("re").compile(r"^GET .*/pulls/7$")
+    github.faults.fail_next(FAST.total + 1, status=503)
+
+    with pytest.raises(GitHubError, match="read pull request #7"):
+        publish_report(client, report(finding(1)), TARGET)
+
+    assert github.repo(REPO).latest_statuses(HEAD)["gradgate"].state == "failure"
