@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from gradgate.checks.api_contract.check import ApiContractCheck
 from gradgate.checks.base import Check
 from gradgate.checks.config_docs.check import ConfigDocsCheck
 from gradgate.checks.pending import (
-    ApiContractCheck,
     CheckpointCheck,
     GradientCheck,
 )

@@ -28,8 +28,3 @@ class CheckpointCheck(_Pending):
     name = "checkpoint"
     title = "Checkpoint compatibility"
     runs_user_code = True
-
-
-class ApiContractCheck(_Pending):
-    name = "api-contract"
-    title = "API contracts"

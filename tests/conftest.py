@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from gradgate.checks.sandbox import probe
 
+from tests.fakegithub import FakeGitHub
 from tests.gitrepo import GitRepo
 
 
@@ -50,3 +51,18 @@ def no_bwrap(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     probe.bubblewrap.cache_clear()
     yield
     probe.bubblewrap.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def _github_server() -> Iterator[FakeGitHub]:
+    fake = FakeGitHub().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def github(_github_server: FakeGitHub) -> Iterator[FakeGitHub]:
+    """The one fake GitHub, emptied for this test; a response off GitHub's OpenAPI fails it."""
+    _github_server.reset()
+    yield _github_server
+    assert _github_server.violations == [], "the fake GitHub sent or got something GitHub would not"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 from pathlib import Path
 
@@ -70,3 +72,17 @@ def test_a_checks_isolation_is_its_weakest_runs() -> None:
     assert weakest([STRONG, WEAK, STRONG]) == WEAK
     assert weakest([STRONG, Isolation("bubblewrap", network=True, contained=True)]).network
     assert weakest([]) is None
+
+
+def test_isolation_survives_the_json_the_action_reads_back() -> None:
+    # The Action runs the checks in a child and renders its JSON: the warning must survive.
+    from gradgate.bot.report.load import report_from_json
+    from gradgate.bot.report.render import as_json
+
+    report = sandboxed_report()
+    back = report_from_json(json.loads(json.dumps(as_json(report))))
+    assert {r.check: r.isolation for r in back.results} == {
+        "protected": None, "gradient": WEAK, "checkpoint": STRONG,
+    }  # fmt: skip
+    again = dataclasses.replace(back, rerun=report.rerun)  # the door's to say, not the JSON's
+    assert render(again, "markdown") == render(report, "markdown")
