@@ -183,16 +183,6 @@ class Config(BaseModel):
             "override it."
         ),
     )
-    sandbox: Literal["auto", "require"] | None = Field(
-        default=None,
-        description=(
-            "How strictly model code is sandboxed. `auto`: under bubblewrap where it works, "
-            "else with process-level isolation only, which the report then says. `require`: "
-            "without a working bubblewrap, checks that run model code are errors. Default "
-            "(null): the door's — `auto` for `gradgate check`, `require` for the GitHub "
-            "Action and App on Linux."
-        ),
-    )
 
     runners: dict[str, tuple[str, ...]] = Field(
         default_factory=lambda: {"default": DEFAULT_RUNNER},
@@ -222,6 +212,16 @@ class Config(BaseModel):
         alias="gradient-sensitive",
         description=(
             "Gradient-sensitive edits outside the zones: which ones run the gradient check."
+        ),
+    )
+    sandbox: Literal["auto", "require"] | None = Field(
+        default=None,
+        description=(
+            "How strictly model code is sandboxed. `auto`: under bubblewrap where it works, "
+            "else with process-level isolation only, which the report then says. `require`: "
+            "without a working bubblewrap, checks that run model code are errors. Default "
+            "(null): the door's — `auto` for `gradgate check`, `require` for the GitHub "
+            "Action and App on Linux."
         ),
     )
 
