@@ -9,7 +9,8 @@ GradgateError             anything gradgate raises on purpose
  ├─ GitError              a revision, a repository or a diff could not be read
  ├─ UsageError            the command line asked for something impossible
  └─ CheckError            a check could not decide; becomes that check's ``error`` result
-     └─ SandboxError      user code in the child process failed (``kind`` says how)
+     ├─ SandboxError      user code in the child process failed (``kind`` says how)
+     └─ UnreadableCheckpoint  a reference checkpoint could not be read (``reason`` says how)
 """
 
 from __future__ import annotations
@@ -59,3 +60,15 @@ class SandboxError(CheckError):
         super().__init__(message)
         self.kind = kind
         self.revision = revision
+
+
+class UnreadableCheckpoint(CheckError):
+    """A checkpoint file could not be read; the checkpoint check turns it into a finding.
+
+    ``reason`` is a short machine-readable word ("truncated", "header-json", ...); the message
+    says what is wrong with the file and what to do.
+    """
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
