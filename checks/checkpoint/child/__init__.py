@@ -1,0 +1,8 @@
+"""Child-side code of the checkpoint check: runs under the user's interpreter (stdlib + torch).
+
+``programs`` holds the two entry points the parent names (one per revision); ``describe``
+reads a model built on the meta device; ``load`` reads torch.save checkpoints with
+``weights_only=True``; ``dry_run`` loads metadata into the meta model; ``equivalence``
+compares outputs with real weights; ``hooks`` finds the model's own load shims and keys
+registered under a condition; ``keys`` rewrites keys (shared with the parent).
+"""

@@ -1,0 +1,229 @@
+"""One run of the check: the base child, the head child, the verification of suggested maps.
+
+The I/O edge of the check. Children: at most three, each a fresh process under the user's
+interpreter: ``base`` (only when the base model is a reference or equivalence is on), ``head``
+(always), and a second ``head`` only when renames were inferred, to dry-run the suggested map
+before suggesting it. Everything they return is judged and worded by pure modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from gradgate.checks.base import CheckContext, Finding, Severity
+from gradgate.checks.checkpoint import findings as words
+from gradgate.checks.checkpoint.judge import MIGRATED, SUGGESTED, Judgement, judge
+from gradgate.checks.checkpoint.references import Ready, prepare
+from gradgate.checks.checkpoint.results import EquivalenceResult, ModelInfo, RefLoad, Shim
+from gradgate.checks.checkpoint.settings import CheckpointSettings
+from gradgate.checks.checkpoint.tensors import Entries, entries_to_json
+from gradgate.checks.checkpoint.failures import equivalence_findings, reference_error
+from gradgate.checks.model.run import run_model_program
+from gradgate.checks.model.spec import ModelSpec
+
+BASE_PROGRAM = "checkpoint.child.programs:base"
+HEAD_PROGRAM = "checkpoint.child.programs:head"
+FROM_BASE = "(base model)"
+HEAD_SEED = 1  # another seed than base's, so a tensor that did not load changes the outputs
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    findings: tuple[Finding, ...]
+    unusable: bool  # a reference could not be used: the check could not decide for it
+    metrics: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """A reference and how findings name it."""
+
+    name: str
+    label: str
+    file: str | None
+    entries: Entries | None  # known before the child ran (safetensors, from_base)
+
+
+def run_session(
+    ctx: CheckContext,
+    settings: CheckpointSettings,
+    spec: ModelSpec,
+    *,
+    base_root: Path,
+    head_root: Path,
+    scratch: Path,
+    device: str,
+) -> Outcome:
+    changed = {path for change in ctx.changes for path in change.paths}
+    ready, found, unusable = prepare(
+        settings.references, base_root=base_root, head_root=head_root, changed=changed
+    )
+    findings = list(found)
+    rules = settings.rules
+    checked = [_Checked(r.name, r.label, r.file, r.read.entries) for _, r in ready]
+    requests = [_with_runs(r.request(key=ref.key), rules) for ref, r in ready]
+    exchange = scratch / "base-weights.pt"
+    equivalence = settings.equivalence
+    base_model: ModelInfo | None = None
+    saved_base = False
+    if settings.checks_base or equivalence.enabled:
+        base_kwargs: dict[str, Any] = {}
+        if equivalence.enabled:
+            base_kwargs["equivalence"] = {
+                "path": str(exchange),
+                "max_parameters": equivalence.max_parameters,
+            }
+        value = run_model_program(ctx, settings, spec=spec, root=base_root, revision="base",
+                                  program=BASE_PROGRAM, kwargs=base_kwargs, device=device)  # fmt: skip
+        base_model = ModelInfo.from_json(value["model"])
+        base_equivalence = value.get("equivalence") or {}
+        saved_base = bool(base_equivalence.get("saved"))
+        if base_equivalence.get("skipped"):
+            findings.append(_skipped(base_equivalence))
+        if settings.checks_base:
+            checked.append(_Checked(FROM_BASE, "the base model's state dict", None,
+                                    base_model.entries))  # fmt: skip
+            requests.append(_with_runs(_from_base(base_model), rules))
+    head_kwargs: dict[str, Any] = {"references": requests}
+    if saved_base:
+        head_kwargs["equivalence"] = {"path": str(exchange), "migrations": rules,
+                                      "atol": equivalence.atol, "rtol": equivalence.rtol}  # fmt: skip
+    value = run_model_program(ctx, settings, spec=spec, root=head_root, revision="head",
+                              program=HEAD_PROGRAM, kwargs=head_kwargs, device=device,
+                              seed=HEAD_SEED)  # fmt: skip
+    model = _relative(ModelInfo.from_json(value["model"]), head_root)
+    if not model.meta:
+        findings.append(_not_meta(model))
+    loads = [RefLoad.from_json(item) for item in value["references"]]
+    judged: list[tuple[_Checked, RefLoad, Judgement, Entries]] = []
+    for info, load in zip(checked, loads, strict=True):
+        if load.error is not None:
+            findings.append(reference_error(load.error, label=info.label, file=info.file))
+            unusable = True
+            continue
+        entries = load.entries if load.entries is not None else _stripped(info.entries, load.prefix)
+        judgement = judge(entries, load.shared, model, load.runs, load.used,
+                          rules if MIGRATED in load.runs else [])  # fmt: skip
+        judged.append((info, load, _relative_conditions(judgement, head_root), entries))
+    verified = _verify(ctx, settings, spec, judged, requests, checked, rules,
+                       head_root=head_root, device=device)  # fmt: skip
+    severity = Severity.BLOCKING if settings.dtype_changes == "block" else Severity.WARNING
+    for info, _load, judgement, _entries in judged:
+        findings.extend(
+            words.findings_for(judgement, label=info.label, file=info.file, rules=rules,
+                               verified=verified.get(info.name), dtype_severity=severity)
+        )  # fmt: skip
+    if "equivalence" in value:
+        result = EquivalenceResult.from_json(value["equivalence"])
+        findings.extend(equivalence_findings(result, rules=rules))
+    metrics = {"references": float(len(checked)), "model_keys": float(len(model.entries))}
+    return Outcome(tuple(findings), unusable, metrics)
+
+
+def _with_runs(request: dict[str, Any], rules: Sequence[tuple[str, str | None]]) -> dict[str, Any]:
+    if rules:
+        request["runs"] = {MIGRATED: [list(rule) for rule in rules]}
+    return request
+
+
+def _from_base(model: ModelInfo) -> dict[str, Any]:
+    return {
+        "name": FROM_BASE,
+        "entries": entries_to_json(model.entries),
+        "versions": dict(model.versions),
+        "shared": [list(group) for group in model.tied],
+    }
+
+
+def _stripped(entries: Entries | None, prefix: str) -> Entries:
+    assert entries is not None, "the child returns entries for files it loaded itself"
+    if not prefix:
+        return entries
+    return {key[len(prefix) :]: meta for key, meta in entries.items() if key.startswith(prefix)}
+
+
+def _verify(
+    ctx: CheckContext,
+    settings: CheckpointSettings,
+    spec: ModelSpec,
+    judged: Sequence[tuple[_Checked, RefLoad, Judgement, Entries]],
+    requests: Sequence[dict[str, Any]],
+    checked: Sequence[_Checked],
+    rules: Sequence[tuple[str, str | None]],
+    *,
+    head_root: Path,
+    device: str,
+) -> dict[str, bool]:
+    """Dry-run each suggested map (declared migrations + inferred renames) in a fresh head
+    child; reference name -> whether it then loads cleanly."""
+    by_name = {info.name: request for info, request in zip(checked, requests, strict=True)}
+    again = []
+    for info, _load, judgement, _entries in judged:
+        renames = judgement.inference.renames if judgement.inference else ()
+        if renames:
+            request = dict(by_name[info.name])
+            suggested = [*rules, *((r.pattern, r.replacement) for r in renames)]
+            request["runs"] = {SUGGESTED: [list(rule) for rule in suggested]}
+            again.append(request)
+    if not again:
+        return {}
+    value = run_model_program(ctx, settings, spec=spec, root=head_root, revision="head",
+                              program=HEAD_PROGRAM, kwargs={"references": again}, device=device,
+                              seed=HEAD_SEED)  # fmt: skip
+    result = {}
+    for item in value["references"]:
+        load = RefLoad.from_json(item)
+        run = load.runs.get(SUGGESTED)
+        result[load.name] = run is not None and run.clean
+    return result
+
+
+def _relative(model: ModelInfo, root: Path) -> ModelInfo:
+    shims = tuple(
+        Shim(s.name, s.module, _inside(s.file, root), s.line) for s in model.shims
+    )
+    return replace(model, shims=shims)
+
+
+def _relative_conditions(judgement: Judgement, root: Path) -> Judgement:
+    if not judgement.environmental:
+        return judgement
+    environmental = {
+        key: {**condition, "file": _inside(condition.get("file"), root)}
+        for key, condition in judgement.environmental.items()
+    }
+    return replace(judgement, environmental=environmental)
+
+
+def _inside(path: Any, root: Path) -> str | None:
+    """A child's file path relative to the revision's tree; None for files outside it."""
+    if not isinstance(path, str):
+        return None
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def _skipped(value: Mapping[str, Any]) -> Finding:
+    return Finding(
+        "checkpoint-equivalence-skipped",
+        Severity.NOTE,
+        f"Behavioural equivalence was not checked: the model has {value.get('parameters'):,} "
+        "parameters, above `equivalence.max_parameters`; it would be built twice with real "
+        "weights.",
+    )
+
+
+def _not_meta(model: ModelInfo) -> Finding:
+    return Finding(
+        "checkpoint-built-for-real",
+        Severity.NOTE,
+        "The model factory fails on the meta device "
+        f"({model.meta_error}), so the head model was built with real weights: the check "
+        "needs as much memory as the model.",
+        revision="head",
+    )
