@@ -10,6 +10,7 @@ GradgateError             anything gradgate raises on purpose
  ├─ UsageError            the command line asked for something impossible
  └─ CheckError            a check could not decide; becomes that check's ``error`` result
      ├─ SandboxError      user code in the child process failed (``kind`` says how)
+     ├─ ModelError        the model factory ran but gave nothing a model check can use
      └─ UnreadableCheckpoint  a reference checkpoint could not be read (``reason`` says how)
 """
 
@@ -59,6 +60,16 @@ class SandboxError(CheckError):
     def __init__(self, message: str, *, kind: str, revision: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
+        self.revision = revision
+
+
+class ModelError(CheckError):
+    """The user's model factory or spec ran, but what it gave cannot be used (no inputs, a
+    wrong return type, `device: cuda` without CUDA...). ``code`` names the problem."""
+
+    def __init__(self, message: str, *, code: str, revision: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
         self.revision = revision
 
 
