@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from gradgate.checks.base import Check
+from gradgate.checks.checkpoint.check import CheckpointCheck
 from gradgate.checks.pending import (
     ApiContractCheck,
-    CheckpointCheck,
     ConfigDocsCheck,
     GradientCheck,
 )

@@ -24,12 +24,6 @@ class GradientCheck(_Pending):
     runs_user_code = True
 
 
-class CheckpointCheck(_Pending):
-    name = "checkpoint"
-    title = "Checkpoint compatibility"
-    runs_user_code = True
-
-
 class ConfigDocsCheck(_Pending):
     name = "config-docs"
     title = "Config and docs agree"

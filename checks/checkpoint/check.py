@@ -25,12 +25,15 @@ from gradgate.checks.base import (
     outcome_for,
     report_order,
 )
+from gradgate.checks.checkpoint.failures import LOAD_FAILED, NOT_A_STATE_DICT, TORCH_TOO_OLD
+from gradgate.checks.checkpoint.references import LFS_POINTER, UNREADABLE
 from gradgate.checks.checkpoint.session import run_session
 from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.errors import CheckError
 from gradgate.checks.model.settings import effective_model
 
 MODEL_FAILED = "checkpoint-model-failed"
+UNUSABLE = frozenset({UNREADABLE, LFS_POINTER, LOAD_FAILED, NOT_A_STATE_DICT, TORCH_TOO_OLD})
 
 
 class CheckpointCheck:
@@ -66,9 +69,13 @@ class CheckpointCheck:
                 duration_s=time.perf_counter() - started,
             )
         findings = tuple(sorted(outcome.findings, key=report_order))
-        result = outcome_for(findings)
+        # A reference that could not be used means "could not decide" (error), not "breaks"
+        # (fail); unless the PR itself made it unusable.
+        result = outcome_for(
+            tuple(f for f in findings if f.kind not in UNUSABLE or f.revision == "head")
+        )
         if outcome.unusable and result is not Outcome.FAIL:
-            result = Outcome.ERROR  # a reference it could not read is no pass
+            result = Outcome.ERROR
         return CheckResult(
             check=self.name,
             outcome=result,

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gradgate.checks.base import Finding, Severity
-from gradgate.checks.checkpoint.child.load import KNOWN_KEYS, MIN_TORCH
+from gradgate.checks.checkpoint.child.policy import KNOWN_KEYS, MIN_TORCH
 from gradgate.checks.checkpoint.findings import keys_text, migration_yaml
 from gradgate.checks.checkpoint.results import EquivalenceResult
 
@@ -50,10 +50,24 @@ def reference_error(error: Mapping[str, Any], *, label: str, file: str | None) -
 
 
 def equivalence_findings(
-    result: EquivalenceResult, *, rules: Sequence[tuple[str, str | None]]
+    result: EquivalenceResult, *, rules: Sequence[tuple[str, str | None]], quiet: bool = False
 ) -> list[Finding]:
+    """``quiet``: other findings block already; "not compared" would only repeat them."""
     details = result.details
+    if not result.compared and details.get("raised"):
+        return [
+            Finding(
+                NOT_COMPARED,
+                Severity.WARNING,
+                "Outputs were not compared: the head model, with base weights loaded, raised "
+                f"on the base model's example inputs: {details.get('raised')}. If the inputs "
+                "changed on purpose, nothing to do; otherwise the model no longer runs them.",
+                revision="head",
+            )
+        ]
     if not result.compared:
+        if quiet:
+            return []
         missing = list(details.get("missing") or ())
         unexpected = list(details.get("unexpected") or ())
         return [

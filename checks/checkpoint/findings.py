@@ -68,10 +68,12 @@ def findings_for(
     rules: Sequence[tuple[str, str | None]],
     verified: bool | None,
     dtype_severity: Severity,
+    same_outputs: bool | None = None,
 ) -> list[Finding]:
     """``label`` names the reference in messages ("`ckpt/v1.pt`", "the base model's state
     dict"); ``rules`` are the declared migrations; ``verified``: whether a dry run with the
-    suggested map loaded cleanly (None: not tried)."""
+    suggested map loaded cleanly (None: not tried); ``same_outputs``: whether base weights,
+    loaded with that map, gave base's outputs (None: not compared)."""
     out: list[Finding] = []
 
     def add(kind: str, severity: Severity, message: str, details: str | None = None) -> None:
@@ -81,10 +83,17 @@ def findings_for(
     suggested = [(r.pattern, r.replacement) for r in inference.renames] if inference else []
     snippet = migration_yaml([*rules, *suggested]) if suggested else None
     check_note = {
-        True: " With this map the checkpoint loads (checked).",
-        False: " With this map some keys still do not load; see the other findings.",
+        True: " With this map the checkpoint loads (checked)",
+        False: " With this map some keys still do not load; see the other findings",
         None: "",
     }[verified]
+    if verified and same_outputs is not None:
+        check_note += (
+            ", and base weights give the same outputs in the head model"
+            if same_outputs
+            else ", but the outputs differ; see the behaviour finding"
+        )
+    check_note += "." if check_note else ""
     for rename in inference.renames if inference else ():
         add(RENAMED, Severity.BLOCKING, _renamed(rename, label) + check_note, snippet)
     for conversion in inference.conversions if inference else ():

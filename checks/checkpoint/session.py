@@ -67,6 +67,8 @@ def run_session(
     requests = [_with_runs(r.request(key=ref.key), rules) for ref, r in ready]
     exchange = scratch / "base-weights.pt"
     equivalence = settings.equivalence
+    if not requests and not settings.checks_base and not equivalence.enabled:
+        return Outcome(tuple(findings), unusable)  # nothing left that needs the model
     base_model: ModelInfo | None = None
     saved_base = False
     if settings.checks_base or equivalence.enabled:
@@ -108,17 +110,30 @@ def run_session(
         judgement = judge(entries, load.shared, model, load.runs, load.used,
                           rules if MIGRATED in load.runs else [])  # fmt: skip
         judged.append((info, load, _relative_conditions(judgement, head_root), entries))
-    verified = _verify(ctx, settings, spec, judged, requests, checked, rules,
-                       head_root=head_root, device=device)  # fmt: skip
+    equivalence_request = None
+    if saved_base:
+        equivalence_request = {"path": str(exchange), "atol": equivalence.atol,
+                               "rtol": equivalence.rtol}  # fmt: skip
+    result = (
+        EquivalenceResult.from_json(value["equivalence"]) if "equivalence" in value else None
+    )
+    verified, suggested = _verify(ctx, settings, spec, judged, requests, checked, rules,
+                                  head_root=head_root, device=device,
+                                  equivalence=equivalence_request if result is not None
+                                  and not result.compared else None)  # fmt: skip
+    if suggested is not None and suggested.compared:
+        result = suggested  # the outputs under the suggested map say more than "not compared"
+    same = None if suggested is None or not suggested.compared else suggested.equal
     severity = Severity.BLOCKING if settings.dtype_changes == "block" else Severity.WARNING
     for info, _load, judgement, _entries in judged:
         findings.extend(
             words.findings_for(judgement, label=info.label, file=info.file, rules=rules,
-                               verified=verified.get(info.name), dtype_severity=severity)
+                               verified=verified.get(info.name), dtype_severity=severity,
+                               same_outputs=same if info.name == FROM_BASE else None)
         )  # fmt: skip
-    if "equivalence" in value:
-        result = EquivalenceResult.from_json(value["equivalence"])
-        findings.extend(equivalence_findings(result, rules=rules))
+    if result is not None:
+        breaks = any(f.severity is Severity.BLOCKING for f in findings)
+        findings.extend(equivalence_findings(result, rules=rules, quiet=breaks))
     metrics = {"references": float(len(checked)), "model_keys": float(len(model.entries))}
     return Outcome(tuple(findings), unusable, metrics)
 
@@ -156,11 +171,14 @@ def _verify(
     *,
     head_root: Path,
     device: str,
-) -> dict[str, bool]:
+    equivalence: Mapping[str, Any] | None,
+) -> tuple[dict[str, bool], EquivalenceResult | None]:
     """Dry-run each suggested map (declared migrations + inferred renames) in a fresh head
-    child; reference name -> whether it then loads cleanly."""
+    child: (reference name -> whether it then loads cleanly, and, when base weights did not
+    load as saved, the outputs compared under the base model's suggested map)."""
     by_name = {info.name: request for info, request in zip(checked, requests, strict=True)}
     again = []
+    base_map = None
     for info, _load, judgement, _entries in judged:
         renames = judgement.inference.renames if judgement.inference else ()
         if renames:
@@ -168,17 +186,23 @@ def _verify(
             suggested = [*rules, *((r.pattern, r.replacement) for r in renames)]
             request["runs"] = {SUGGESTED: [list(rule) for rule in suggested]}
             again.append(request)
+            if info.name == FROM_BASE:
+                base_map = suggested
     if not again:
-        return {}
+        return {}, None
+    kwargs: dict[str, Any] = {"references": again}
+    if equivalence is not None and base_map is not None:
+        kwargs["equivalence"] = {**equivalence, "migrations": [list(r) for r in base_map]}
     value = run_model_program(ctx, settings, spec=spec, root=head_root, revision="head",
-                              program=HEAD_PROGRAM, kwargs={"references": again}, device=device,
+                              program=HEAD_PROGRAM, kwargs=kwargs, device=device,
                               seed=HEAD_SEED)  # fmt: skip
-    result = {}
+    loads = {}
     for item in value["references"]:
         load = RefLoad.from_json(item)
         run = load.runs.get(SUGGESTED)
-        result[load.name] = run is not None and run.clean
-    return result
+        loads[load.name] = run is not None and run.clean
+    outputs = value.get("equivalence")
+    return loads, None if outputs is None else EquivalenceResult.from_json(outputs)
 
 
 def _relative(model: ModelInfo, root: Path) -> ModelInfo:

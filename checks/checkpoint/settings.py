@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from gradgate.checks.base import UserCodeSettings
+from gradgate.checks.model.settings import ModelCheckSettings
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 _FROZEN = ConfigDict(extra="forbid", frozen=True)
@@ -75,7 +75,7 @@ def _reference(value: Any) -> Any:
     return {"path": value} if isinstance(value, str) else value
 
 
-class CheckpointSettings(UserCodeSettings):
+class CheckpointSettings(ModelCheckSettings):
     """Settings of the `checkpoint` check."""
 
     references: tuple[Reference, ...] = Field(

@@ -18,6 +18,8 @@ import torch
 
 from .keys import migrate
 
+_MAX_ERROR = 1000
+
 
 def tensors(value: Any) -> list[Any]:
     """Every tensor in an output, in a fixed order (tuples, lists, dicts, ModelOutput)."""
@@ -83,7 +85,10 @@ def compare(
     state = saved["state_dict"]
     renamed, _used, _dropped = migrate(list(state), migrations)
     migrated = {new: state[old] for new, old in renamed.items()}
-    result = model.load_state_dict(migrated, strict=False)
+    try:
+        result = model.load_state_dict(migrated, strict=False)
+    except RuntimeError as exc:  # shapes differ: the dry run reports them key by key
+        return {"compared": False, "error": _short(exc)}
     if result.missing_keys or result.unexpected_keys:
         return {
             "compared": False,
@@ -92,8 +97,11 @@ def compare(
         }
     model.eval()
     args, kwargs = to_device(saved["args"], device), to_device(saved["kwargs"], device)
-    with torch.no_grad():
-        outputs = tensors(model(*args, **kwargs))
+    try:
+        with torch.no_grad():
+            outputs = tensors(model(*args, **kwargs))
+    except Exception as exc:  # the head model cannot run base's inputs: said, not a crash
+        return {"compared": False, "raised": _short(exc)}
     expected = saved["outputs"]
     if len(outputs) != len(expected):
         return {"compared": True, "equal": False, "reason": "count", "head": len(outputs),
@@ -108,3 +116,7 @@ def compare(
             return {"compared": True, "equal": False, "reason": "values", "index": index,
                     "max_abs_diff": diff}  # fmt: skip
     return {"compared": True, "equal": True, "outputs": len(outputs)}
+
+
+def _short(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:_MAX_ERROR]

@@ -18,10 +18,8 @@ from typing import Any
 
 import torch
 
-MIN_TORCH = (2, 10)
-# Where trainers put the model's state dict inside a bigger checkpoint, tried in this order
-# when no `key` is configured.
-KNOWN_KEYS = ("state_dict", "model_state_dict", "model", "module", "net", "network")
+from .policy import KNOWN_KEYS
+
 
 
 class NotAStateDict(Exception):

@@ -27,7 +27,8 @@ from .dry_run import dry_run
 from .equivalence import compare, save
 from .hooks import conditional, shims
 from .keys import migrate, strip_prefix, wrapper_prefix
-from .load import MIN_TORCH, NotAStateDict, from_entries, load_file, torch_version
+from .load import NotAStateDict, from_entries, load_file, torch_version
+from .policy import MIN_TORCH
 
 _MAX_ERROR = 2000
 
