@@ -55,9 +55,15 @@ class CheckpointCheck:
                 scratch = stack.enter_context(
                     tempfile.TemporaryDirectory(prefix="gradgate-checkpoint-")
                 )
-                outcome = run_session(ctx, settings, spec, base_root=base_root,
-                                      head_root=head_root, scratch=Path(scratch),
-                                      device="cpu")  # fmt: skip
+                outcome = run_session(
+                    ctx,
+                    settings,
+                    spec,
+                    base_root=base_root,
+                    head_root=head_root,
+                    scratch=Path(scratch),
+                    device="cpu",
+                )
         except CheckError as exc:
             revision = getattr(exc, "revision", None)
             finding = Finding(MODEL_FAILED, Severity.BLOCKING, str(exc), revision=revision)

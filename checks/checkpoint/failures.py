@@ -1,4 +1,4 @@
-"""Words for what the children report: a reference torch would not load, outputs that differ (pure)."""
+"""Words for what the children report: a reference torch would not load, changed outputs (pure)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The words of the `checkpoint` check: a Judgement -> findings that say what broke and how to map it.
+"""The words of the `checkpoint` check: a Judgement -> findings: what broke and how to map it.
 
 Pure. Renames come with the map in the exact form `migrations:` accepts (``migration_yaml``),
 so a user can paste it under `checks: checkpoint:`; conversions with the load hook to write.
@@ -177,11 +177,12 @@ def _renamed(rename: Rename, label: str) -> str:
     if rename.alternatives:
         others = ", ".join(f"`{a}`" for a in rename.alternatives)
         maybe = f" (or {others}: they fit as well; check which one is meant)"
+    rule = _rule(rename.pattern, rename.replacement)
     return (
         f"{_prefix_of(old)} in {label} is {what} {_prefix_of(new)}{maybe}: {len(old)} key(s) "
         f"with the same shapes no longer load (missing {keys_text(new)}; unexpected "
         f"{keys_text(old)}). If the rename is intended, declare the map your loading code "
-        f"applies, under `checks: checkpoint: migrations:` — {_rule(rename.pattern, rename.replacement)}."
+        f"applies, under `checks: checkpoint: migrations:` — {rule}."
     )
 
 
@@ -205,7 +206,10 @@ def _conversion(conversion: Conversion, label: str) -> str:
 
 def _hook(conversion: Conversion) -> str:
     module = conversion.fused.rpartition(".")[0].rpartition(".")[0]
-    rel = (lambda k: k[len(module) + 1 :] if module else k)  # noqa: E731
+
+    def rel(key: str) -> str:
+        return key[len(module) + 1 :] if module else key
+
     sizes = [s[0] for s in conversion.part_shapes]
     parts = ", ".join(repr(rel(p)) for p in conversion.parts)
     if conversion.kind == "split":

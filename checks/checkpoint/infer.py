@@ -125,9 +125,9 @@ def _components(key: str) -> list[str]:
     return key.split(".")
 
 
-def _candidates(left_u: Set[str], left_m: Set[str], model: Mapping[str, TensorMeta]) -> set[
-    tuple[str, str]
-]:
+def _candidates(
+    left_u: Set[str], left_m: Set[str], model: Mapping[str, TensorMeta]
+) -> set[tuple[str, str]]:
     by_leaf: dict[str, list[str]] = defaultdict(list)
     for key in left_m:
         by_leaf[key.rsplit(".", 1)[-1]].append(key)
@@ -256,6 +256,7 @@ def _parts(
 
 def _spelled_order(fused: str, siblings: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Order parts as the fused name spells them (`qkv` -> q, k, v; `qkv_proj` -> q_proj...)."""
+
     def position(item: tuple[str, str]) -> tuple[int, str]:
         stem = item[0]
         for cut in range(len(stem), 0, -1):

@@ -66,8 +66,14 @@ def prepare(
         label = f"`{reference.path}`"
         path, revision = _locate(reference.path, base_root=base_root, head_root=head_root)
         if path is None:
-            findings.append(_unreadable(label, file, "it is not in the repository at base or "
-                                        "head, nor on this machine.", revision=None))  # fmt: skip
+            findings.append(
+                _unreadable(
+                    label,
+                    file,
+                    "it is not in the repository at base or head, nor on this machine.",
+                    revision=None,
+                )
+            )
             unusable = True
             continue
         try:
@@ -112,7 +118,8 @@ def _head_copy(path: Path, label: str, file: str, declared: str) -> list[Finding
             Finding(
                 finding.kind,
                 Severity.BLOCKING,
-                "This PR replaces the reference " + finding.message[0].lower()
+                "This PR replaces the reference "
+                + finding.message[0].lower()
                 + finding.message[1:],
                 file=file,
                 revision="head",

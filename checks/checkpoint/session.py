@@ -15,12 +15,12 @@ from typing import Any
 
 from gradgate.checks.base import CheckContext, Finding, Severity
 from gradgate.checks.checkpoint import findings as words
+from gradgate.checks.checkpoint.failures import equivalence_findings, reference_error
 from gradgate.checks.checkpoint.judge import MIGRATED, SUGGESTED, Judgement, judge
-from gradgate.checks.checkpoint.references import Ready, prepare
+from gradgate.checks.checkpoint.references import prepare
 from gradgate.checks.checkpoint.results import EquivalenceResult, ModelInfo, RefLoad, Shim
 from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.checkpoint.tensors import Entries, entries_to_json
-from gradgate.checks.checkpoint.failures import equivalence_findings, reference_error
 from gradgate.checks.model.run import run_model_program
 from gradgate.checks.model.spec import ModelSpec
 
@@ -78,24 +78,45 @@ def run_session(
                 "path": str(exchange),
                 "max_parameters": equivalence.max_parameters,
             }
-        value = run_model_program(ctx, settings, spec=spec, root=base_root, revision="base",
-                                  program=BASE_PROGRAM, kwargs=base_kwargs, device=device)  # fmt: skip
+        value = run_model_program(
+            ctx,
+            settings,
+            spec=spec,
+            root=base_root,
+            revision="base",
+            program=BASE_PROGRAM,
+            kwargs=base_kwargs,
+            device=device,
+        )
         base_model = ModelInfo.from_json(value["model"])
         base_equivalence = value.get("equivalence") or {}
         saved_base = bool(base_equivalence.get("saved"))
         if base_equivalence.get("skipped"):
             findings.append(_skipped(base_equivalence))
         if settings.checks_base:
-            checked.append(_Checked(FROM_BASE, "the base model's state dict", None,
-                                    base_model.entries))  # fmt: skip
+            checked.append(
+                _Checked(FROM_BASE, "the base model's state dict", None, base_model.entries)
+            )
             requests.append(_with_runs(_from_base(base_model), rules))
     head_kwargs: dict[str, Any] = {"references": requests}
     if saved_base:
-        head_kwargs["equivalence"] = {"path": str(exchange), "migrations": rules,
-                                      "atol": equivalence.atol, "rtol": equivalence.rtol}  # fmt: skip
-    value = run_model_program(ctx, settings, spec=spec, root=head_root, revision="head",
-                              program=HEAD_PROGRAM, kwargs=head_kwargs, device=device,
-                              seed=HEAD_SEED)  # fmt: skip
+        head_kwargs["equivalence"] = {
+            "path": str(exchange),
+            "migrations": rules,
+            "atol": equivalence.atol,
+            "rtol": equivalence.rtol,
+        }
+    value = run_model_program(
+        ctx,
+        settings,
+        spec=spec,
+        root=head_root,
+        revision="head",
+        program=HEAD_PROGRAM,
+        kwargs=head_kwargs,
+        device=device,
+        seed=HEAD_SEED,
+    )
     model = _relative(ModelInfo.from_json(value["model"]), head_root)
     if not model.meta:
         findings.append(_not_meta(model))
@@ -107,30 +128,51 @@ def run_session(
             unusable = True
             continue
         entries = load.entries if load.entries is not None else _stripped(info.entries, load.prefix)
-        judgement = judge(entries, load.shared, model, load.runs, load.used,
-                          rules if MIGRATED in load.runs else [])  # fmt: skip
+        judgement = judge(
+            entries,
+            load.shared,
+            model,
+            load.runs,
+            load.used,
+            rules if MIGRATED in load.runs else [],
+        )
         judged.append((info, load, _relative_conditions(judgement, head_root), entries))
     equivalence_request = None
     if saved_base:
-        equivalence_request = {"path": str(exchange), "atol": equivalence.atol,
-                               "rtol": equivalence.rtol}  # fmt: skip
-    result = (
-        EquivalenceResult.from_json(value["equivalence"]) if "equivalence" in value else None
+        equivalence_request = {
+            "path": str(exchange),
+            "atol": equivalence.atol,
+            "rtol": equivalence.rtol,
+        }
+    result = EquivalenceResult.from_json(value["equivalence"]) if "equivalence" in value else None
+    verified, suggested = _verify(
+        ctx,
+        settings,
+        spec,
+        judged,
+        requests,
+        checked,
+        rules,
+        head_root=head_root,
+        device=device,
+        equivalence=equivalence_request if result is not None and not result.compared else None,
     )
-    verified, suggested = _verify(ctx, settings, spec, judged, requests, checked, rules,
-                                  head_root=head_root, device=device,
-                                  equivalence=equivalence_request if result is not None
-                                  and not result.compared else None)  # fmt: skip
     if suggested is not None and suggested.compared:
         result = suggested  # the outputs under the suggested map say more than "not compared"
     same = None if suggested is None or not suggested.compared else suggested.equal
     severity = Severity.BLOCKING if settings.dtype_changes == "block" else Severity.WARNING
     for info, _load, judgement, _entries in judged:
         findings.extend(
-            words.findings_for(judgement, label=info.label, file=info.file, rules=rules,
-                               verified=verified.get(info.name), dtype_severity=severity,
-                               same_outputs=same if info.name == FROM_BASE else None)
-        )  # fmt: skip
+            words.findings_for(
+                judgement,
+                label=info.label,
+                file=info.file,
+                rules=rules,
+                verified=verified.get(info.name),
+                dtype_severity=severity,
+                same_outputs=same if info.name == FROM_BASE else None,
+            )
+        )
     if result is not None:
         breaks = any(f.severity is Severity.BLOCKING for f in findings)
         findings.extend(equivalence_findings(result, rules=rules, quiet=breaks))
@@ -193,9 +235,17 @@ def _verify(
     kwargs: dict[str, Any] = {"references": again}
     if equivalence is not None and base_map is not None:
         kwargs["equivalence"] = {**equivalence, "migrations": [list(r) for r in base_map]}
-    value = run_model_program(ctx, settings, spec=spec, root=head_root, revision="head",
-                              program=HEAD_PROGRAM, kwargs=kwargs, device=device,
-                              seed=HEAD_SEED)  # fmt: skip
+    value = run_model_program(
+        ctx,
+        settings,
+        spec=spec,
+        root=head_root,
+        revision="head",
+        program=HEAD_PROGRAM,
+        kwargs=kwargs,
+        device=device,
+        seed=HEAD_SEED,
+    )
     loads = {}
     for item in value["references"]:
         load = RefLoad.from_json(item)
@@ -206,9 +256,7 @@ def _verify(
 
 
 def _relative(model: ModelInfo, root: Path) -> ModelInfo:
-    shims = tuple(
-        Shim(s.name, s.module, _inside(s.file, root), s.line) for s in model.shims
-    )
+    shims = tuple(Shim(s.name, s.module, _inside(s.file, root), s.line) for s in model.shims)
     return replace(model, shims=shims)
 
 

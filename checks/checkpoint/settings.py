@@ -1,4 +1,4 @@
-"""The `checks.checkpoint` block of `.gradgate.yml`: references, from_base, migrations, equivalence."""
+"""The `checks.checkpoint` block of `.gradgate.yml`: references, migrations, equivalence."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from gradgate.checks.model.settings import ModelCheckSettings
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 _FROZEN = ConfigDict(extra="forbid", frozen=True)
-_GROUP_REF = re.compile(r"\\(\d+)|\\g<(\w+)>")
 
 
 class Reference(BaseModel):
@@ -136,20 +135,13 @@ class CheckpointSettings(ModelCheckSettings):
             if replacement is None:
                 continue
             try:
-                compiled.sub(replacement, "")  # bad escapes ("\q") fail even without a match
-            except re.error as exc:
-                raise ValueError(f"replacement `{replacement}` for `{pattern}`: {exc}") from None
-            for number, name in _GROUP_REF.findall(replacement):
-                group = number or name
-                if (
-                    int(group) > compiled.groups
-                    if group.isdigit()
-                    else group not in compiled.groupindex
-                ):
-                    raise ValueError(
-                        f"replacement `{replacement}` refers to a group that `{pattern}` does "
-                        "not have"
-                    )
+                # re parses the template before matching: bad escapes and groups the
+                # pattern lacks fail here even though "" matches nothing.
+                compiled.sub(replacement, "")
+            except (re.error, IndexError) as exc:
+                raise ValueError(
+                    f"replacement `{replacement}` for `{pattern}` is invalid: {exc}"
+                ) from None
         return dict(value)
 
     @property

@@ -26,7 +26,9 @@ def tensor_json(value: Any) -> list[Any]:
 def describe(model: Any) -> dict[str, Any]:
     state = model.state_dict(keep_vars=True)
     parameters = {id(p) for p in model.parameters()}
-    entries, kinds, groups = {}, {}, {}
+    entries: dict[str, list[Any]] = {}
+    kinds: dict[str, str] = {}
+    groups: dict[int, list[str]] = {}
     for key, value in state.items():
         entries[key] = tensor_json(value)
         kinds[key] = "parameter" if id(value) in parameters else "buffer"

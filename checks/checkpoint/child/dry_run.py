@@ -17,8 +17,9 @@ from typing import Any
 from .describe import dtype_name
 
 _SIZE = re.compile(
-    r"size mismatch for (?P<key>.+?): copying a param with shape torch\.Size\(\[(?P<ckpt>[\d, ]*)\]\)"
-    r" from checkpoint, the shape in current model is torch\.Size\(\[(?P<model>[\d, ]*)\]\)\.?$"
+    r"size mismatch for (?P<key>.+?): copying a param with shape "
+    r"torch\.Size\(\[(?P<ckpt>[\d, ]*)\]\) from checkpoint, the shape in current model is "
+    r"torch\.Size\(\[(?P<model>[\d, ]*)\]\)\.?$"
 )
 _HEADER = re.compile(r"^Error\(s\) in loading state_dict for \w+:$")
 
@@ -56,9 +57,7 @@ def dry_run(model: Any, state: Any) -> dict[str, Any]:
         for line in str(exc).split("\n\t"):
             match = _SIZE.match(line.strip())
             if match:
-                shapes.append(
-                    [match["key"], _shape(match["ckpt"]), _shape(match["model"])]
-                )
+                shapes.append([match["key"], _shape(match["ckpt"]), _shape(match["model"])])
             elif not _HEADER.match(line.strip()):
                 errors.append(line.strip())
     except Exception as exc:  # a load hook of the model raised

@@ -104,17 +104,33 @@ def compare(
         return {"compared": False, "raised": _short(exc)}
     expected = saved["outputs"]
     if len(outputs) != len(expected):
-        return {"compared": True, "equal": False, "reason": "count", "head": len(outputs),
-                "base": len(expected)}  # fmt: skip
+        return {
+            "compared": True,
+            "equal": False,
+            "reason": "count",
+            "head": len(outputs),
+            "base": len(expected),
+        }
     for index, (got, want) in enumerate(zip(outputs, expected)):
         got = got.detach().cpu()
         if got.shape != want.shape:
-            return {"compared": True, "equal": False, "reason": "shape", "index": index,
-                    "head": list(got.shape), "base": list(want.shape)}  # fmt: skip
+            return {
+                "compared": True,
+                "equal": False,
+                "reason": "shape",
+                "index": index,
+                "head": list(got.shape),
+                "base": list(want.shape),
+            }
         if not torch.allclose(got.to(want.dtype), want, atol=atol, rtol=rtol, equal_nan=True):
             diff = (got.to(want.dtype) - want).abs().nan_to_num(float("inf")).max().item()
-            return {"compared": True, "equal": False, "reason": "values", "index": index,
-                    "max_abs_diff": diff}  # fmt: skip
+            return {
+                "compared": True,
+                "equal": False,
+                "reason": "values",
+                "index": index,
+                "max_abs_diff": diff,
+            }
     return {"compared": True, "equal": True, "outputs": len(outputs)}
 
 

@@ -88,29 +88,33 @@ def _walk(node: ast.AST, guards: list[tuple[str, int]]) -> Any:
     yield node, guards
     if isinstance(node, ast.If):
         test = ast.unparse(node.test)
-        for child in node.body:
-            yield from _walk(child, [*guards, (test, node.lineno)])
-        for child in node.orelse:
-            yield from _walk(child, [*guards, (f"not ({test})", node.lineno)])
+        for statement in node.body:
+            yield from _walk(statement, [*guards, (test, node.lineno)])
+        for statement in node.orelse:
+            yield from _walk(statement, [*guards, (f"not ({test})", node.lineno)])
         return
     if isinstance(node, ast.Try):
         for handler in node.handlers:
             caught = ast.unparse(handler.type) if handler.type is not None else "an exception"
-            for child in handler.body:
-                yield from _walk(child, [*guards, (f"except {caught}", handler.lineno)])
+            for statement in handler.body:
+                yield from _walk(statement, [*guards, (f"except {caught}", handler.lineno)])
         for part in (node.body, node.orelse, node.finalbody):
-            for child in part:
-                yield from _walk(child, guards)
+            for statement in part:
+                yield from _walk(statement, guards)
         return
     for child in ast.iter_child_nodes(node):
         yield from _walk(child, guards)
 
 
 def _registers(node: ast.AST, leaf: str) -> bool:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        if node.func.attr in _REGISTER and node.args:
-            first = node.args[0]
-            return isinstance(first, ast.Constant) and first.value == leaf
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _REGISTER
+        and node.args
+    ):
+        first = node.args[0]
+        return isinstance(first, ast.Constant) and first.value == leaf
     if isinstance(node, (ast.Assign, ast.AnnAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         return any(

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Optional, Tuple
+from typing import Optional
 
 # What wrappers add in front of every key: DistributedDataParallel / DataParallel ("module.")
 # and torch.compile's OptimizedModule ("_orig_mod."), possibly nested.
 WRAPPER_PREFIXES = ("module.", "_orig_mod.")
 
 # A migration: (pattern, replacement); replacement None drops the key.
-Migration = Tuple[str, Optional[str]]
+Migration = tuple[str, Optional[str]]  # typing.Optional: `X | None` needs Python 3.10 here
 
 
 def wrapper_prefix(keys: Sequence[str], model_keys: Sequence[str]) -> str:

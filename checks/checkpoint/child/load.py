@@ -21,7 +21,6 @@ import torch
 from .policy import KNOWN_KEYS
 
 
-
 class NotAStateDict(Exception):
     """The checkpoint has no state dict where the settings (or the known keys) point."""
 

@@ -51,8 +51,9 @@ def base(request: dict[str, Any], target: Target) -> Any:
         device = prepare(request)
         model, meta_error = build_meta(request, target, device)
         info = describe(model)
-        result: dict[str, Any] = {"model": {**info, "meta": meta_error is None,
-                                            "meta_error": meta_error}}  # fmt: skip
+        result: dict[str, Any] = {
+            "model": {**info, "meta": meta_error is None, "meta_error": meta_error}
+        }
         equivalence = settings.get("equivalence")
         if equivalence:
             if info["parameters"] > equivalence["max_parameters"]:
@@ -75,8 +76,11 @@ def head(request: dict[str, Any], target: Target) -> Any:
         info = describe(model)
         info.update(meta=meta_error is None, meta_error=meta_error, shims=shims(model))
         references = [_reference(model, info, ref) for ref in settings.get("references", [])]
-        result: dict[str, Any] = {"model": info, "references": references,
-                                  "torch": torch.__version__}  # fmt: skip
+        result: dict[str, Any] = {
+            "model": info,
+            "references": references,
+            "torch": torch.__version__,
+        }
         equivalence = settings.get("equivalence")
         if equivalence:
             loaded = load(request, target, device=device)

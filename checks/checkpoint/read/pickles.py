@@ -21,20 +21,68 @@ import io
 import pickletools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 from gradgate.checks.errors import UnreadableCheckpoint
 
 # torch's weights_only allow-list (torch/_weights_only_unpickler.py, _get_allowed_globals and
 # _tensor_rebuild_functions), as module -> names; "*" suffixes are matched as prefixes.
-_TORCH_DTYPES = (
-    "bool uint8 int8 int16 int32 int64 uint16 uint32 uint64 float16 bfloat16 float32 float64 "
-    "complex32 complex64 complex128 float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz "
-    "float8_e8m0fnu float4_e2m1fn_x2 qint8 quint8 qint32 quint4x2 quint2x4 bits1x8 bits2x4 "
-    "bits4x2 bits8 bits16 int1 int2 int3 int4 int5 int6 int7 uint1 uint2 uint3 uint4 uint5 uint6 "
-    "uint7 per_tensor_affine per_channel_affine per_tensor_symmetric per_channel_symmetric "
-    "per_channel_affine_float_qparams Size device Tensor"
-).split()
+_TORCH_DTYPES = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex32",
+    "complex64",
+    "complex128",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float4_e2m1fn_x2",
+    "qint8",
+    "quint8",
+    "qint32",
+    "quint4x2",
+    "quint2x4",
+    "bits1x8",
+    "bits2x4",
+    "bits4x2",
+    "bits8",
+    "bits16",
+    "int1",
+    "int2",
+    "int3",
+    "int4",
+    "int5",
+    "int6",
+    "int7",
+    "uint1",
+    "uint2",
+    "uint3",
+    "uint4",
+    "uint5",
+    "uint6",
+    "uint7",
+    "per_tensor_affine",
+    "per_channel_affine",
+    "per_tensor_symmetric",
+    "per_channel_symmetric",
+    "per_channel_affine_float_qparams",
+    "Size",
+    "device",
+    "Tensor",
+]
 _ALLOWED: dict[str, tuple[str, ...]] = {
     "torch": (*_TORCH_DTYPES, "*Storage", "*Tensor"),
     "torch.cuda": ("*Storage", "*Tensor"),
@@ -52,11 +100,45 @@ _ALLOWED: dict[str, tuple[str, ...]] = {
 }
 # Modules whose functions run code or touch the system when called: named as such.
 _EXECUTES = frozenset(
-    "os posix nt subprocess sys shutil socket runpy pty importlib pickle marshal ctypes code "
-    "webbrowser commands platform multiprocessing threading asyncio io builtins __builtin__".split()
+    [
+        "os",
+        "posix",
+        "nt",
+        "subprocess",
+        "sys",
+        "shutil",
+        "socket",
+        "runpy",
+        "pty",
+        "importlib",
+        "pickle",
+        "marshal",
+        "ctypes",
+        "code",
+        "webbrowser",
+        "commands",
+        "platform",
+        "multiprocessing",
+        "threading",
+        "asyncio",
+        "io",
+        "builtins",
+        "__builtin__",
+    ]
 )
 _CALLS_CODE = frozenset(
-    "eval exec compile getattr setattr __import__ open breakpoint input apply".split()
+    [
+        "eval",
+        "exec",
+        "compile",
+        "getattr",
+        "setattr",
+        "__import__",
+        "open",
+        "breakpoint",
+        "input",
+        "apply",
+    ]
 )
 _MAX_PATH_PARTS = 6
 
@@ -137,7 +219,7 @@ class BoundedReader:
     """A binary stream that refuses to read past ``limit`` bytes, so a pickle that claims a
     huge string cannot make the scanner allocate it."""
 
-    def __init__(self, raw: BinaryIO, limit: int) -> None:
+    def __init__(self, raw: IO[bytes], limit: int) -> None:
         self._raw, self._left = raw, limit
 
     def read(self, n: int = -1) -> bytes:
@@ -176,11 +258,11 @@ def _replay(stream: Any) -> Any:
         if name == "STOP":
             return stack.pop()
         if name in ("PUT", "BINPUT", "LONG_BINPUT"):
-            memo[int(arg)] = stack[-1]
+            memo[int(str(arg))] = stack[-1]
         elif name == "MEMOIZE":
             memo[len(memo)] = stack[-1]
         elif name in ("GET", "BINGET", "LONG_BINGET"):
-            stack.append(memo[int(arg)])
+            stack.append(memo[int(str(arg))])
         elif name == "MARK":
             stack.append(_MARK)
         elif name == "GLOBAL":
@@ -305,9 +387,7 @@ def _summarise(root: Any) -> PickleScan:
         elif isinstance(value, _Dict):
             seen.add(id(value))
             pending.extend((v, (*path, _label(k)), owner) for k, v in reversed(value.items))
-            pending.extend(
-                (k, path, owner) for k, _ in value.items if not isinstance(k, str | int)
-            )
+            pending.extend((k, path, owner) for k, _ in value.items if not isinstance(k, str | int))
         elif isinstance(value, _Seq):
             seen.add(id(value))
             pending.extend((v, path, owner) for v in reversed(value.items))

@@ -63,7 +63,9 @@ def read_header(path: Path) -> tuple[dict[str, TensorMeta], dict[str, str]]:
         size = os.fstat(file.fileno()).st_size
         prefix = file.read(8)
         if len(prefix) < 8:
-            raise _bad("truncated", f"it is {size} bytes long, shorter than the 8-byte header length")
+            raise _bad(
+                "truncated", f"it is {size} bytes long, shorter than the 8-byte header length"
+            )
         (length,) = struct.unpack("<Q", prefix)
         if length > MAX_HEADER_BYTES:
             raise _bad(

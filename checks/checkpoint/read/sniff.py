@@ -1,4 +1,4 @@
-"""What a reference file is, from its first bytes: safetensors, torch zip, legacy torch, LFS pointer.
+"""What a reference file is, from its first bytes: safetensors, torch zip or legacy, LFS pointer.
 
 Pure: takes the leading bytes and the size, reads nothing itself. The extension is only a
 hint: a `.bin` may be either torch format, a `.pt` may be a Git LFS pointer that was never

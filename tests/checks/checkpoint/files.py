@@ -1,4 +1,4 @@
-"""Real checkpoint files for tests: safetensors written byte by byte, so bad ones can be made too."""
+"""Real checkpoint files for tests: safetensors written byte by byte, so bad ones can be made."""
 
 from __future__ import annotations
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 import torch
 import yaml
 from gradgate.bot.config.model import load_config
@@ -79,12 +78,16 @@ def test_c2_a_changed_width_is_a_shape_mismatch_per_key_with_both_shapes(repo: G
 
 
 WRAPPED_BASE = head(
-    ("self.embed = nn.Linear(8, 16)", "self.encoder = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), "
-     "nn.Linear(16, 16), nn.LayerNorm(16))"),  # fmt: skip
+    (
+        "self.embed = nn.Linear(8, 16)",
+        "self.encoder = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), "
+        "nn.Linear(16, 16), nn.LayerNorm(16))",
+    ),
     ("torch.relu(self.embed(x))", "self.encoder(x)"),
 )
 WRAPPED_HEAD = WRAPPED_BASE.replace(
-    "self.encoder = nn.Sequential(", "self.model = nn.Module()\n        self.model.encoder = nn.Sequential("
+    "self.encoder = nn.Sequential(",
+    "self.model = nn.Module()\n        self.model.encoder = nn.Sequential(",
 ).replace("self.encoder(x)", "self.model.encoder(x)")
 
 
@@ -133,8 +136,12 @@ ATTENTION = MODEL.replace(
     "    def forward(self, h):\n"
     "        return self.proj(h)\n\n\n"
     "class Net(nn.Module):",
-).replace("self.fc = nn.Linear(16, 4)", "self.fc = nn.Linear(16, 4)\n        self.attn = Attention()")
-ALWAYS_MASK = ATTENTION.replace("REGISTER", 'self.register_buffer("mask", torch.ones(16, 16).tril())')
+).replace(
+    "self.fc = nn.Linear(16, 4)", "self.fc = nn.Linear(16, 4)\n        self.attn = Attention()"
+)
+ALWAYS_MASK = ATTENTION.replace(
+    "REGISTER", 'self.register_buffer("mask", torch.ones(16, 16).tril())'
+)
 
 
 def test_c5_a_buffer_registered_only_without_flash_attention_is_named_environment_dependent(
@@ -170,15 +177,23 @@ def test_c7_a_dtype_change_is_reported_though_pytorch_casts_silently(repo: GitRe
     result = run(
         repo,
         base={"model.py": MODEL},
-        head={"model.py": head(("nn.Linear(16, 4)", "nn.Linear(16, 4, dtype=torch.bfloat16)"),
-                               ("return self.fc(torch.relu(self.embed(x)))",
-                                "return self.fc(torch.relu(self.embed(x)).bfloat16())"))},  # fmt: skip
+        head={
+            "model.py": head(
+                ("nn.Linear(16, 4)", "nn.Linear(16, 4, dtype=torch.bfloat16)"),
+                (
+                    "return self.fc(torch.relu(self.embed(x)))",
+                    "return self.fc(torch.relu(self.embed(x)).bfloat16())",
+                ),
+            )
+        },
         settings={"equivalence": False},
     )
     assert result.outcome is Outcome.FAIL
     messages = [f.message for f in result.findings if f.kind == "checkpoint-dtype-mismatch"]
     assert len(messages) == 2
-    assert any("`fc.weight` is float32" in m and "bfloat16 in the head model" in m for m in messages)
+    assert any(
+        "`fc.weight` is float32" in m and "bfloat16 in the head model" in m for m in messages
+    )
     assert all("casts it silently" in m for m in messages)
 
 
@@ -194,7 +209,9 @@ GAMMA_BETA = MODEL.replace(
     "    def forward(self, h):\n"
     "        return F.layer_norm(h, h.shape[-1:], self.gamma, self.beta)\n\n\n"
     "class Net(nn.Module):",
-).replace("self.fc = nn.Linear(16, 4)", "self.fc = nn.Linear(16, 4)\n        self.norm = OldNorm(16)")
+).replace(
+    "self.fc = nn.Linear(16, 4)", "self.fc = nn.Linear(16, 4)\n        self.norm = OldNorm(16)"
+)
 
 
 def test_c8_gamma_and_beta_are_mappable_legacy_renames_with_the_map(repo: GitRepo) -> None:
@@ -322,11 +339,13 @@ def test_c11_an_lfs_pointer_is_not_a_checkpoint_not_an_incompatibility(repo: Git
 
 # --- C12-C14: behaviour and migrations -----------------------------------------------------
 
-SQUARE = MODEL.replace("self.embed = nn.Linear(8, 16)", "self.embed = nn.Linear(8, 16)\n"
-                       "        self.mix = nn.Linear(16, 16)").replace(
+SQUARE = MODEL.replace(
+    "self.embed = nn.Linear(8, 16)",
+    "self.embed = nn.Linear(8, 16)\n        self.mix = nn.Linear(16, 16)",
+).replace(
     "return self.fc(torch.relu(self.embed(x)))",
     "return self.fc(self.mix(torch.relu(self.embed(x))))",
-)  # fmt: skip
+)
 
 
 def test_c12_a_transposed_square_weight_changes_outputs_with_base_weights(repo: GitRepo) -> None:
@@ -342,11 +361,14 @@ def test_c12_a_transposed_square_weight_changes_outputs_with_base_weights(repo: 
     assert kinds(result) == ["checkpoint-behaviour-changed"]  # keys and shapes agree
 
 
-TIED_BASE = MODEL.replace(
-    "self.embed = nn.Linear(8, 16)", "self.embed = nn.Embedding(8, 16)"
-).replace("self.fc = nn.Linear(16, 4)", "self.fc = nn.Linear(16, 8, bias=False)").replace(
-    "return self.fc(torch.relu(self.embed(x)))", "return self.fc(torch.relu(self.embed(x)))"
-).replace("torch.randn(3, 8)", "torch.arange(6).reshape(2, 3)")
+TIED_BASE = (
+    MODEL.replace("self.embed = nn.Linear(8, 16)", "self.embed = nn.Embedding(8, 16)")
+    .replace("self.fc = nn.Linear(16, 4)", "self.fc = nn.Linear(16, 8, bias=False)")
+    .replace(
+        "return self.fc(torch.relu(self.embed(x)))", "return self.fc(torch.relu(self.embed(x)))"
+    )
+    .replace("torch.randn(3, 8)", "torch.arange(6).reshape(2, 3)")
+)
 TIED_HEAD = TIED_BASE.replace(
     "self.fc = nn.Linear(16, 8, bias=False)",
     "self.fc = nn.Linear(16, 8, bias=False)\n        self.fc.weight = self.embed.weight",
@@ -418,7 +440,8 @@ def test_n3_tied_weights_are_one_parameter_under_two_names(repo: GitRepo) -> Non
 
 def test_n4_batchnorm_buffers_load_through_batchnorms_own_shim(repo: GitRepo) -> None:
     with_bn = MODEL.replace(
-        "self.fc = nn.Linear(16, 4)", "self.fc = nn.Linear(16, 4)\n        self.bn = nn.BatchNorm1d(16)"
+        "self.fc = nn.Linear(16, 4)",
+        "self.fc = nn.Linear(16, 4)\n        self.bn = nn.BatchNorm1d(16)",
     ).replace("torch.relu(self.embed(x))", "self.bn(torch.relu(self.embed(x)))")
     state = net(with_bn).state_dict()
     del state["bn.num_batches_tracked"]  # as BatchNorm saved it before PyTorch 0.4.1

@@ -97,9 +97,7 @@ def test_namespace_dataclass_and_numpy_scalars_are_found_where_they_sit(
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_a_pickle_that_would_run_a_command_is_named_and_never_run(
-    tmp_path: Path, fmt: str
-) -> None:
+def test_a_pickle_that_would_run_a_command_is_named_and_never_run(tmp_path: Path, fmt: str) -> None:
     sentinel = tmp_path / "it-ran"
     found = save_and_scan(
         {"model": nn.Linear(2, 2).state_dict(), "extra": RunsCode(sentinel)},

@@ -51,9 +51,7 @@ def test_keys_shapes_and_dtypes_match_what_the_library_reads(tmp_path: Path) -> 
 
 def _damaged(kind: str) -> bytes:
     good = safetensors_bytes({"a": ([2, 2], "F32"), "b": ([3], "F32")})
-    header = json.dumps(
-        {"a": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}
-    ).encode()
+    header = json.dumps({"a": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}).encode()
     return {
         "truncated": good[:-4],
         "absurd header length": struct.pack("<Q", 1 << 62) + b"{}",
@@ -116,8 +114,10 @@ def test_a_damaged_file_is_refused_with_what_is_wrong_as_the_library_refuses_it(
 
 def test_a_key_named_twice_is_refused(tmp_path: Path) -> None:
     entry = '{"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}'
-    path = write(tmp_path / "twice.safetensors",
-                 raw_safetensors(f'{{"a": {entry}, "a": {entry}}}'.encode(), data=bytes(4)))  # fmt: skip
+    path = write(
+        tmp_path / "twice.safetensors",
+        raw_safetensors(f'{{"a": {entry}, "a": {entry}}}'.encode(), data=bytes(4)),
+    )
     with pytest.raises(UnreadableCheckpoint, match="names `a` twice"):
         read_header(path)
 
