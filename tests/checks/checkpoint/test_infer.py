@@ -1,4 +1,4 @@
-"""Rename inference: the fewest rules that explain the leftovers, and never one that breaks a key."""
+"""Rename inference: the fewest rules that explain the leftovers, never one that breaks a key."""
 
 from __future__ import annotations
 
