@@ -30,6 +30,8 @@ from gradgate.checks.checkpoint.references import LFS_POINTER, UNREADABLE
 from gradgate.checks.checkpoint.session import run_session
 from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.errors import CheckError
+from gradgate.checks.model.device import choose_device, gpu_visible
+from gradgate.checks.model.run import cuda_works
 from gradgate.checks.model.settings import effective_model
 
 MODEL_FAILED = "checkpoint-model-failed"
@@ -55,6 +57,11 @@ class CheckpointCheck:
                 scratch = stack.enter_context(
                     tempfile.TemporaryDirectory(prefix="gradgate-checkpoint-")
                 )
+                device = choose_device(
+                    settings.device,
+                    gpu_visible=gpu_visible(),
+                    cuda_works=lambda: cuda_works(ctx, settings, root=base_root),
+                )
                 outcome = run_session(
                     ctx,
                     settings,
@@ -62,7 +69,7 @@ class CheckpointCheck:
                     base_root=base_root,
                     head_root=head_root,
                     scratch=Path(scratch),
-                    device="cpu",
+                    device=device,
                 )
         except CheckError as exc:
             revision = getattr(exc, "revision", None)

@@ -7,14 +7,17 @@ from typing import Any
 
 from gradgate.checks.base import Finding, Severity
 from gradgate.checks.checkpoint.child.policy import KNOWN_KEYS, MIN_TORCH
-from gradgate.checks.checkpoint.findings import keys_text, migration_yaml
+from gradgate.checks.checkpoint.findings import keys_text
 from gradgate.checks.checkpoint.results import EquivalenceResult
+from gradgate.checks.checkpoint.snippets import migration_yaml
 
 TORCH_TOO_OLD = "checkpoint-torch-too-old"
 NOT_A_STATE_DICT = "checkpoint-not-a-state-dict"
 LOAD_FAILED = "checkpoint-unreadable"
 BEHAVIOUR = "checkpoint-behaviour-changed"
 NOT_COMPARED = "checkpoint-behaviour-not-compared"
+SKIPPED = "checkpoint-equivalence-skipped"
+BUILT_FOR_REAL = "checkpoint-built-for-real"
 
 _NEED = ".".join(str(n) for n in MIN_TORCH)
 
@@ -109,3 +112,23 @@ def equivalence_findings(
             details=migration_yaml(rules) if rules else None,
         )
     ]
+
+
+def equivalence_skipped(parameters: object) -> Finding:
+    count = f"{parameters:,}" if isinstance(parameters, int) else "too many"
+    return Finding(
+        SKIPPED,
+        Severity.NOTE,
+        f"Behavioural equivalence was not checked: the model has {count} parameters, above "
+        "`equivalence.max_parameters`; it would be built twice with real weights.",
+    )
+
+
+def built_for_real(error: str | None) -> Finding:
+    return Finding(
+        BUILT_FOR_REAL,
+        Severity.NOTE,
+        f"The model factory fails on the meta device ({error}), so the head model was built "
+        "with real weights: the check needs as much memory as the model.",
+        revision="head",
+    )

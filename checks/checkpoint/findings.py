@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from gradgate.checks.base import Finding, Severity
 from gradgate.checks.checkpoint.infer import Conversion, Rename
 from gradgate.checks.checkpoint.judge import Judgement
+from gradgate.checks.checkpoint.snippets import load_hook, migration_yaml, rule
 
 RENAMED = "checkpoint-renamed"
 MISSING = "checkpoint-missing-keys"
@@ -32,24 +33,6 @@ def keys_text(keys: Sequence[str]) -> str:
     shown = ", ".join(f"`{k}`" for k in keys[:_SHOWN])
     more = len(keys) - _SHOWN
     return shown + (f" and {more} more" if more > 0 else "")
-
-
-def quote(text: str) -> str:
-    """A YAML single-quoted scalar: no escapes but a doubled quote, so regexes stay readable."""
-    return "'" + text.replace("'", "''") + "'"
-
-
-def migration_yaml(rules: Sequence[tuple[str, str | None]]) -> str:
-    """The `checks.checkpoint.migrations` block, ready to paste into .gradgate.yml."""
-    lines = ["checks:", "  checkpoint:", "    migrations:"]
-    for pattern, replacement in rules:
-        value = "null" if replacement is None else quote(replacement)
-        lines.append(f"      {quote(pattern)}: {value}")
-    return "\n".join(lines)
-
-
-def _rule(pattern: str, replacement: str | None) -> str:
-    return f"{quote(pattern)}: {'null' if replacement is None else quote(replacement)}"
 
 
 def _prefix_of(keys: Sequence[str]) -> str:
@@ -97,7 +80,7 @@ def findings_for(
     for rename in inference.renames if inference else ():
         add(RENAMED, Severity.BLOCKING, _renamed(rename, label) + check_note, snippet)
     for conversion in inference.conversions if inference else ():
-        add(CONVERSION, Severity.BLOCKING, _conversion(conversion, label), _hook(conversion))
+        add(CONVERSION, Severity.BLOCKING, _conversion(conversion, label), load_hook(conversion))
     missing = list(inference.missing) if inference else list(judgement.missing)
     unexpected = list(inference.unexpected) if inference else list(judgement.unexpected)
     if missing:
@@ -143,7 +126,7 @@ def findings_for(
             f"{label} carries {keys_text(list(judgement.non_persistent))}, now buffer(s) with "
             "`persistent=False` that the state dict leaves out: `load_state_dict(strict=True)` "
             "fails with an unexpected key. Load with `strict=False`, drop the key in a load "
-            f"hook, or declare {_rule('^' + _escape(judgement.non_persistent[0]) + '$', None)} "
+            f"hook, or declare {rule('^' + _escape(judgement.non_persistent[0]) + '$', None)} "
             "under `migrations:`.",
         )
     for key, condition in judgement.environmental.items():
@@ -177,12 +160,12 @@ def _renamed(rename: Rename, label: str) -> str:
     if rename.alternatives:
         others = ", ".join(f"`{a}`" for a in rename.alternatives)
         maybe = f" (or {others}: they fit as well; check which one is meant)"
-    rule = _rule(rename.pattern, rename.replacement)
+    pasted = rule(rename.pattern, rename.replacement)
     return (
         f"{_prefix_of(old)} in {label} is {what} {_prefix_of(new)}{maybe}: {len(old)} key(s) "
         f"with the same shapes no longer load (missing {keys_text(new)}; unexpected "
         f"{keys_text(old)}). If the rename is intended, declare the map your loading code "
-        f"applies, under `checks: checkpoint: migrations:` — {rule}."
+        f"applies, under `checks: checkpoint: migrations:` — {pasted}."
     )
 
 
@@ -201,37 +184,6 @@ def _conversion(conversion: Conversion, label: str) -> str:
     return (
         f"{head}: this needs a conversion of the tensors, not a rename; a key map cannot do "
         "it. Convert in the model's `_load_from_state_dict` (see details)."
-    )
-
-
-def _hook(conversion: Conversion) -> str:
-    module = conversion.fused.rpartition(".")[0].rpartition(".")[0]
-
-    def rel(key: str) -> str:
-        return key[len(module) + 1 :] if module else key
-
-    sizes = [s[0] for s in conversion.part_shapes]
-    parts = ", ".join(repr(rel(p)) for p in conversion.parts)
-    if conversion.kind == "split":
-        body = (
-            f"        fused = state_dict.pop(prefix + {rel(conversion.fused)!r}, None)\n"
-            "        if fused is not None:\n"
-            f"            for name, part in zip(({parts},), fused.split({sizes})):\n"
-            "                state_dict[prefix + name] = part\n"
-        )
-    else:
-        body = (
-            f"        names = ({parts},)\n"
-            "        if all(prefix + n in state_dict for n in names):\n"
-            f"            state_dict[prefix + {rel(conversion.fused)!r}] = torch.cat(\n"
-            "                [state_dict.pop(prefix + n) for n in names])\n"
-        )
-    owner = f"the module at `{module}`" if module else "the model"
-    return (
-        f"In the class of {owner}:\n\n```python\n"
-        "    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):\n"
-        f"{body}"
-        "        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)\n```"
     )
 
 
@@ -271,7 +223,7 @@ def _passed(judgement: Judgement, label: str) -> str:
     parts = []
     if judgement.passed_by:
         rules = "; ".join(
-            f"{_rule(pattern, replacement)} ({count} key(s))"
+            f"{rule(pattern, replacement)} ({count} key(s))"
             for pattern, replacement, count in judgement.passed_by
         )
         parts.append(f"the declared migrations {rules}")

@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from gradgate.checks.checkpoint.tensors import TensorMeta, entries_from_json
+
+
+def inside(path: Any, root: Path) -> str | None:
+    """A path the child reported, relative to the revision's tree; None outside it."""
+    if not isinstance(path, str):
+        return None
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +54,11 @@ class ModelInfo:
             meta_error=value.get("meta_error"),
         )
 
+    def relative_to(self, root: Path) -> ModelInfo:
+        """The shims' files relative to the revision's tree the child ran in."""
+        shims = tuple(replace(s, file=inside(s.file, root)) for s in self.shims)
+        return replace(self, shims=shims)
+
     def alias_of(self, key: str) -> tuple[str, ...]:
         """The other names of the tensor ``key`` names (tied weights); () if none."""
         for group in self.tied:
@@ -74,6 +90,13 @@ class LoadRun:
             errors=tuple(value["errors"]),
             conditions=dict(value.get("conditions", {})),
         )
+
+    def relative_to(self, root: Path) -> LoadRun:
+        conditions = {
+            key: {**condition, "file": inside(condition.get("file"), root)}
+            for key, condition in self.conditions.items()
+        }
+        return replace(self, conditions=conditions)
 
     @property
     def clean(self) -> bool:
@@ -110,6 +133,9 @@ class RefLoad:
             },
             error=value.get("error"),
         )
+
+    def relative_to(self, root: Path) -> RefLoad:
+        return replace(self, runs={k: run.relative_to(root) for k, run in self.runs.items()})
 
 
 @dataclass(frozen=True, slots=True)

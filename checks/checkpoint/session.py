@@ -9,16 +9,21 @@ before suggesting it. Everything they return is judged and worded by pure module
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gradgate.checks.base import CheckContext, Finding, Severity
 from gradgate.checks.checkpoint import findings as words
-from gradgate.checks.checkpoint.failures import equivalence_findings, reference_error
+from gradgate.checks.checkpoint.failures import (
+    built_for_real,
+    equivalence_findings,
+    equivalence_skipped,
+    reference_error,
+)
 from gradgate.checks.checkpoint.judge import MIGRATED, SUGGESTED, Judgement, judge
 from gradgate.checks.checkpoint.references import prepare
-from gradgate.checks.checkpoint.results import EquivalenceResult, ModelInfo, RefLoad, Shim
+from gradgate.checks.checkpoint.results import EquivalenceResult, ModelInfo, RefLoad
 from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.checkpoint.tensors import Entries, entries_to_json
 from gradgate.checks.model.run import run_model_program
@@ -92,7 +97,7 @@ def run_session(
         base_equivalence = value.get("equivalence") or {}
         saved_base = bool(base_equivalence.get("saved"))
         if base_equivalence.get("skipped"):
-            findings.append(_skipped(base_equivalence))
+            findings.append(equivalence_skipped(base_equivalence.get("parameters")))
         if settings.checks_base:
             checked.append(
                 _Checked(FROM_BASE, "the base model's state dict", None, base_model.entries)
@@ -117,10 +122,10 @@ def run_session(
         device=device,
         seed=HEAD_SEED,
     )
-    model = _relative(ModelInfo.from_json(value["model"]), head_root)
+    model = ModelInfo.from_json(value["model"]).relative_to(head_root)
     if not model.meta:
-        findings.append(_not_meta(model))
-    loads = [RefLoad.from_json(item) for item in value["references"]]
+        findings.append(built_for_real(model.meta_error))
+    loads = [RefLoad.from_json(item).relative_to(head_root) for item in value["references"]]
     judged: list[tuple[_Checked, RefLoad, Judgement, Entries]] = []
     for info, load in zip(checked, loads, strict=True):
         if load.error is not None:
@@ -136,7 +141,7 @@ def run_session(
             load.used,
             rules if MIGRATED in load.runs else [],
         )
-        judged.append((info, load, _relative_conditions(judgement, head_root), entries))
+        judged.append((info, load, judgement, entries))
     equivalence_request = None
     if saved_base:
         equivalence_request = {
@@ -253,49 +258,3 @@ def _verify(
         loads[load.name] = run is not None and run.clean
     outputs = value.get("equivalence")
     return loads, None if outputs is None else EquivalenceResult.from_json(outputs)
-
-
-def _relative(model: ModelInfo, root: Path) -> ModelInfo:
-    shims = tuple(Shim(s.name, s.module, _inside(s.file, root), s.line) for s in model.shims)
-    return replace(model, shims=shims)
-
-
-def _relative_conditions(judgement: Judgement, root: Path) -> Judgement:
-    if not judgement.environmental:
-        return judgement
-    environmental = {
-        key: {**condition, "file": _inside(condition.get("file"), root)}
-        for key, condition in judgement.environmental.items()
-    }
-    return replace(judgement, environmental=environmental)
-
-
-def _inside(path: Any, root: Path) -> str | None:
-    """A child's file path relative to the revision's tree; None for files outside it."""
-    if not isinstance(path, str):
-        return None
-    try:
-        return Path(path).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return None
-
-
-def _skipped(value: Mapping[str, Any]) -> Finding:
-    return Finding(
-        "checkpoint-equivalence-skipped",
-        Severity.NOTE,
-        f"Behavioural equivalence was not checked: the model has {value.get('parameters'):,} "
-        "parameters, above `equivalence.max_parameters`; it would be built twice with real "
-        "weights.",
-    )
-
-
-def _not_meta(model: ModelInfo) -> Finding:
-    return Finding(
-        "checkpoint-built-for-real",
-        Severity.NOTE,
-        "The model factory fails on the meta device "
-        f"({model.meta_error}), so the head model was built with real weights: the check "
-        "needs as much memory as the model.",
-        revision="head",
-    )

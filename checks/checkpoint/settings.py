@@ -111,6 +111,14 @@ class CheckpointSettings(ModelCheckSettings):
     equivalence: Equivalence = Field(
         default_factory=Equivalence, description="Behavioural equivalence with base weights."
     )
+    device: Literal["auto", "cpu", "cuda"] = Field(
+        default="auto",
+        description=(
+            "Where the equivalence test runs the model with real weights: `auto` (CUDA when "
+            "torch can use it, else CPU), `cpu`, or `cuda` (an error, not a CPU run, where "
+            "CUDA is not available). Metadata checks use the meta device either way."
+        ),
+    )
 
     @field_validator("references", mode="before")
     @classmethod

@@ -7,7 +7,10 @@ protocol, system info, the object, the storage keys) followed by each storage as
 element count and its bytes; the walk seeks over the bytes, so a file cut short is caught
 without reading the weights. Keys, shapes and dtypes come later, from ``torch.load`` with
 ``weights_only=True`` in the child (``checks.checkpoint.child.load``): torch is the authority
-on its own format, and the child that builds the model has torch imported anyway.
+on its own format (quantized and subclass tensors, nested tensors, both layouts), and the child
+that builds the model has torch imported anyway. The pickle replay here could read shapes too,
+but it would be a second implementation of torch's rebuild functions for no gain in speed:
+for a 1,000-tensor file it takes ~60 ms, ``torch.load(mmap=True)`` ~90 ms.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ import zipfile
 from pathlib import Path
 from typing import BinaryIO
 
-from gradgate.checks.checkpoint.read.pickles import BoundedReader, PickleScan, scan
+from gradgate.checks.checkpoint.read.pickles import PickleScan, scan
+from gradgate.checks.checkpoint.read.replay import BoundedReader
 from gradgate.checks.errors import UnreadableCheckpoint
 
 MAX_PICKLE_BYTES = 256 << 20  # ~2 million tensors' worth of pickle

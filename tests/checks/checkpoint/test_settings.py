@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from gradgate.bot.config.model import load_config
-from gradgate.checks.checkpoint.findings import migration_yaml
 from gradgate.checks.checkpoint.settings import CheckpointSettings
+from gradgate.checks.checkpoint.snippets import migration_yaml
 from gradgate.checks.errors import ConfigError
 
 
