@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from gradgate.checks.base import Check
 from gradgate.checks.checkpoint.check import CheckpointCheck
+from gradgate.checks.config_docs.check import ConfigDocsCheck
 from gradgate.checks.pending import (
     ApiContractCheck,
-    ConfigDocsCheck,
     GradientCheck,
 )
 from gradgate.checks.protected.check import ProtectedCheck

@@ -54,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     init = sub.add_parser("init", help="write a commented starter .gradgate.yml")
     init.add_argument("--repo", type=Path, default=Path("."))
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
+    init.add_argument(
+        "--print", action="store_true", help="print the proposed file instead of writing it"
+    )
     sub.add_parser("schema", help="print the config's JSON Schema")
     demo = sub.add_parser("demo", help="build the bundled example repo and gate its PR")
     demo.add_argument("--format", choices=("text", "markdown", "json"), default="text")
@@ -152,13 +155,18 @@ def _init(args: argparse.Namespace) -> int:
 
     repo = GitRepository(args.repo)
     target = repo.root / CONFIG_FILENAME
-    if target.exists() and not args.force:
+    if target.exists() and not args.force and not args.print:
         raise UsageError(f"{target} already exists; use --force to overwrite it")
     try:
-        paths = repo.list_files(repo.resolve("HEAD"))
+        head = repo.resolve("HEAD")
     except GradgateError:  # a repository with no commit yet
-        paths = ()
-    target.write_text(starter_config(paths), encoding="utf-8")
+        text = starter_config(())
+    else:
+        text = starter_config(repo.list_files(head), lambda path: repo.read(head, path))
+    if args.print:
+        sys.stdout.write(text)
+        return 0
+    target.write_text(text, encoding="utf-8")
     print(f"wrote {target}; review the zones, commit it, then run `gradgate check`")
     return 0
 
