@@ -66,14 +66,13 @@ def prepare(
         label = f"`{reference.path}`"
         path, revision = _locate(reference.path, base_root=base_root, head_root=head_root)
         if path is None:
-            findings.append(
-                _unreadable(
-                    label,
-                    file,
-                    "it is not in the repository at base or head, nor on this machine.",
-                    revision=None,
-                )
+            why = (
+                "it is not in the repository at base or head."
+                if revision == "missing"
+                else "it leads out of the repository (`..` or a symlink); give the file's "
+                "absolute path instead."
             )
+            findings.append(_unreadable(label, file, why, revision=None))
             unusable = True
             continue
         try:
@@ -95,15 +94,18 @@ def prepare(
 
 
 def _locate(text: str, *, base_root: Path, head_root: Path) -> tuple[Path | None, str | None]:
+    """(the file, "base" or "head"), (None, why not) when it is nowhere, or (None, None) when
+    it leads out of the tree; an absolute path is taken as it is."""
     if Path(text).is_absolute():
         return Path(text), None
     for root, revision in ((base_root, "base"), (head_root, "head")):
         candidate = root / text
-        # `..` or a symlink must not lead out of the revision's tree.
-        inside = candidate.resolve().is_relative_to(root.resolve())
-        if inside and (candidate.exists() or candidate.is_symlink()):
+        if candidate.exists() or candidate.is_symlink():
+            # `..` or a symlink must not lead out of the revision's tree.
+            if not candidate.resolve().is_relative_to(root.resolve()):
+                return None, None
             return candidate, revision
-    return None, None
+    return None, "missing"
 
 
 def _head_copy(path: Path, label: str, file: str, declared: str) -> list[Finding]:

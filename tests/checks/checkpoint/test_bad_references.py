@@ -122,3 +122,20 @@ def test_a_missing_reference_says_where_it_was_looked_for(repo: GitRepo) -> None
     )
     assert result.outcome is Outcome.ERROR
     assert "not in the repository at base or head" in only(result, "checkpoint-unreadable").message
+
+
+def test_a_reference_that_leads_out_of_the_repository_is_refused(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere.safetensors"
+    outside.write_bytes(safetensors_bytes({"fc.weight": ([4, 16], "F32")}))
+    (repo.root / "ckpt").mkdir()
+    (repo.root / "ckpt" / "v1.safetensors").symlink_to(outside)
+    result = run(
+        repo,
+        base={"model.py": MODEL},
+        head={"model.py": TOUCHED},
+        settings={"references": ["ckpt/v1.safetensors"], "equivalence": False},
+    )
+    assert result.outcome is Outcome.ERROR
+    assert "leads out of the repository" in only(result, "checkpoint-unreadable").message
