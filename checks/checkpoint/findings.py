@@ -59,8 +59,30 @@ def findings_for(
     loaded with that map, gave base's outputs (None: not compared)."""
     out: list[Finding] = []
 
-    def add(kind: str, severity: Severity, message: str, details: str | None = None) -> None:
-        out.append(Finding(kind, severity, message, file=file, details=details))
+    def add(
+        kind: str,
+        severity: Severity,
+        message: str,
+        details: str | None = None,
+        *,
+        at: str | None = None,
+    ) -> None:
+        """``at``: the model key whose code the finding points at, when the child found it."""
+        where = judgement.locations.get(at) if at is not None else None
+        if where is None:
+            out.append(Finding(kind, severity, message, file=file, details=details))
+        else:
+            out.append(
+                Finding(
+                    kind,
+                    severity,
+                    message,
+                    file=where[0],
+                    line=where[1],
+                    details=details,
+                    revision="head",
+                )
+            )
 
     inference = judgement.inference
     suggested = [(r.pattern, r.replacement) for r in inference.renames] if inference else []
@@ -78,9 +100,12 @@ def findings_for(
         )
     check_note += "." if check_note else ""
     for rename in inference.renames if inference else ():
-        add(RENAMED, Severity.BLOCKING, _renamed(rename, label) + check_note, snippet)
+        message = _renamed(rename, label) + check_note
+        add(RENAMED, Severity.BLOCKING, message, snippet, at=rename.pairs[0][1])
     for conversion in inference.conversions if inference else ():
-        add(CONVERSION, Severity.BLOCKING, _conversion(conversion, label), load_hook(conversion))
+        message = _conversion(conversion, label)
+        at = conversion.parts[0] if conversion.kind == "split" else conversion.fused
+        add(CONVERSION, Severity.BLOCKING, message, load_hook(conversion), at=at)
     missing = list(inference.missing) if inference else list(judgement.missing)
     unexpected = list(inference.unexpected) if inference else list(judgement.unexpected)
     if missing:
@@ -90,6 +115,7 @@ def findings_for(
             f"{label} lacks {len(missing)} key(s) the head model needs: {keys_text(missing)}. "
             "Loading it with `strict=True` fails; with `strict=False` these stay at their "
             "initial values. Restore the parameters, or fill them in a load hook.",
+            at=missing[0],
         )
     if unexpected:
         add(
@@ -100,7 +126,18 @@ def findings_for(
             "are dropped. If the tensors moved, map them with `migrations:`; if they are gone "
             "on purpose, drop them there (`'<regex>': null`).",
         )
-    out.extend(_shape_findings(judgement.shapes, label=label, file=file))
+    shapes = list(judgement.shapes.items())
+    for key, (saved_shape, wanted_shape) in shapes[:_PER_KEY]:
+        add(
+            SHAPE,
+            Severity.BLOCKING,
+            f"`{key}` is {_shape_text(saved_shape)} in {label} but {_shape_text(wanted_shape)} "
+            "in the head model: it cannot load. Keep the shape, or convert old checkpoints in a "
+            "load hook.",
+            at=key,
+        )
+    if shapes[_PER_KEY:]:
+        add(SHAPE, Severity.BLOCKING, _more_shapes(shapes[_PER_KEY:], label))
     for key, (saved, wanted) in judgement.dtypes.items():
         add(
             DTYPE,
@@ -108,6 +145,7 @@ def findings_for(
             f"`{key}` is {saved} in {label} but {wanted} in the head model: load_state_dict "
             f"casts it silently, so the loaded weights are not the saved ones. Keep the dtype, "
             "or set `dtype_changes: warn` if the change is deliberate.",
+            at=key,
         )
     for group in judgement.newly_tied:
         add(
@@ -130,13 +168,20 @@ def findings_for(
             "under `migrations:`.",
         )
     for key, condition in judgement.environmental.items():
-        where = _where(condition)
-        add(
-            ENVIRONMENT,
-            Severity.WARNING,
-            f"`{key}` exists only when `{condition.get('condition')}`{where}: it depends on "
-            f"the environment the model is built in, so {label} has it on some machines and "
-            "not on others. Register it unconditionally, or load with `strict=False`.",
+        code_file, code_line = condition.get("file"), condition.get("line")
+        located = isinstance(code_file, str) and isinstance(code_line, int)
+        out.append(
+            Finding(
+                ENVIRONMENT,
+                Severity.WARNING,
+                f"`{key}` exists only when `{condition.get('condition')}`{_where(condition)}: "
+                f"it depends on the environment the model is built in, so {label} has it on "
+                "some machines and not on others. Register it unconditionally, or load with "
+                "`strict=False`.",
+                file=code_file if located else file,
+                line=code_line if located else None,
+                revision="head" if located else None,
+            )
         )
     if not judgement.breaks and (judgement.passed_by or judgement.shims):
         add(MIGRATED, Severity.NOTE, _passed(judgement, label))
@@ -187,36 +232,14 @@ def _conversion(conversion: Conversion, label: str) -> str:
     )
 
 
-def _shape_findings(
-    shapes: Mapping[str, tuple[tuple[int, ...], tuple[int, ...]]], *, label: str, file: str | None
-) -> list[Finding]:
-    items = list(shapes.items())
-    out = [
-        Finding(
-            SHAPE,
-            Severity.BLOCKING,
-            f"`{key}` is {_shape_text(saved)} in {label} but {_shape_text(wanted)} in the head "
-            "model: it cannot load. Keep the shape, or convert old checkpoints in a load hook.",
-            file=file,
-        )
-        for key, (saved, wanted) in items[:_PER_KEY]
-    ]
-    rest = items[_PER_KEY:]
-    if rest:
-        listed = "; ".join(
-            f"`{k}` {_shape_text(a)} -> {_shape_text(b)}" for k, (a, b) in rest[:_SHOWN]
-        )
-        more = len(rest) - _SHOWN
-        out.append(
-            Finding(
-                SHAPE,
-                Severity.BLOCKING,
-                f"{len(rest)} more key(s) of {label} changed shape: {listed}"
-                + (f" and {more} more." if more > 0 else "."),
-                file=file,
-            )
-        )
-    return out
+def _more_shapes(
+    rest: list[tuple[str, tuple[tuple[int, ...], tuple[int, ...]]]], label: str
+) -> str:
+    listed = "; ".join(f"`{k}` {_shape_text(a)} -> {_shape_text(b)}" for k, (a, b) in rest[:_SHOWN])
+    more = len(rest) - _SHOWN
+    return f"{len(rest)} more key(s) of {label} changed shape: {listed}" + (
+        f" and {more} more." if more > 0 else "."
+    )
 
 
 def _passed(judgement: Judgement, label: str) -> str:

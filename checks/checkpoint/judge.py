@@ -54,6 +54,8 @@ class Judgement:
     inference: Inference | None = None
     passed_by: tuple[tuple[str, str | None, int], ...] = ()  # (pattern, replacement, keys)
     shims: tuple[Shim, ...] = ()  # the model's own hooks that made keys load
+    # model key -> (file, line) of the code that makes it, in the head revision
+    locations: Mapping[str, tuple[str, int]] = field(default_factory=dict)
 
     @property
     def breaks(self) -> bool:
@@ -110,6 +112,7 @@ def judge(
         non_persistent=tuple(non_persistent),
         environmental=environmental,
         newly_tied=newly_tied,
+        locations=run.defined,
     )
     if judgement.breaks:
         inference = infer(keys, model.entries, set(unexpected), set(missing))

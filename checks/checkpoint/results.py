@@ -78,6 +78,7 @@ class LoadRun:
     loaded: tuple[str, ...]
     errors: tuple[str, ...]
     conditions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    defined: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # key -> file, line
 
     @classmethod
     def from_json(cls, value: Mapping[str, Any]) -> LoadRun:
@@ -89,6 +90,11 @@ class LoadRun:
             loaded=tuple(value["loaded"]),
             errors=tuple(value["errors"]),
             conditions=dict(value.get("conditions", {})),
+            defined={
+                key: (str(where["file"]), int(where["line"]))
+                for key, where in value.get("defined", {}).items()
+                if where.get("file") and where.get("line")
+            },
         )
 
     def relative_to(self, root: Path) -> LoadRun:
@@ -96,7 +102,12 @@ class LoadRun:
             key: {**condition, "file": inside(condition.get("file"), root)}
             for key, condition in self.conditions.items()
         }
-        return replace(self, conditions=conditions)
+        defined = {}
+        for key, (file, line) in self.defined.items():
+            relative = inside(file, root)
+            if relative is not None:  # a module from an installed package: no link
+                defined[key] = (relative, line)
+        return replace(self, conditions=conditions, defined=defined)
 
     @property
     def clean(self) -> bool:

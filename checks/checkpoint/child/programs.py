@@ -25,10 +25,10 @@ from ...sandbox.child import Target
 from .describe import describe, tensor_json
 from .dry_run import dry_run
 from .equivalence import compare, save
-from .hooks import conditional, shims
 from .keys import migrate, strip_prefix, wrapper_prefix
 from .load import NotAStateDict, from_entries, load_file, torch_version
 from .policy import MIN_TORCH
+from .source import conditional, defined_at, shims
 
 _MAX_ERROR = 2000
 
@@ -128,6 +128,8 @@ def _reference(model: Any, info: dict[str, Any], ref: dict[str, Any]) -> dict[st
         runs[name] = dry_run(model, migrated)
     for run in runs.values():
         run["conditions"] = conditional(model, run["missing"] + run["unexpected"])
+        shaped = [key for key, _, _ in run["shapes"]] + [key for key, _, _ in run["dtypes"]]
+        run["defined"] = defined_at(model, run["missing"] + shaped)
     out["runs"] = runs
     out["used"] = used
     return out

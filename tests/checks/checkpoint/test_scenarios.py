@@ -56,6 +56,7 @@ def test_c1_a_renamed_layer_gets_one_finding_with_the_map_to_paste(repo: GitRepo
     assert "With this map the checkpoint loads (checked)" in finding.message
     assert "same outputs" in finding.message
     assert kinds(result) == ["checkpoint-renamed"]  # one finding, not one per key
+    assert (finding.file, finding.line) == ("model.py", 10)  # `self.classifier = ...` at head
     # The map in the details is exactly what the setting accepts.
     assert finding.details is not None
     pasted = load_config(yaml.safe_dump({"always": []}) + finding.details)
@@ -75,6 +76,7 @@ def test_c2_a_changed_width_is_a_shape_mismatch_per_key_with_both_shapes(repo: G
     assert set(kinds(result)) == {"checkpoint-shape-mismatch"}
     assert "[4, 16] in the base model's state dict but [6, 16]" in messages["`fc.weight`"]
     assert "[4] in the base model's state dict but [6]" in messages["`fc.bias`"]
+    assert {(f.file, f.line) for f in result.findings} == {("model.py", 10)}
 
 
 WRAPPED_BASE = head(

@@ -1,11 +1,12 @@
-"""The model's own load shims, and keys its code registers only under a condition.
+"""What the model's source says: its own load shims, conditional keys, where a key is made.
 
 ``shims``: classes outside torch that override ``_load_from_state_dict``, and registered
 load-state-dict pre/post hooks, with where they are defined, so a pass can say which of them
 made an old checkpoint load (C14). ``conditional``: for a key the model lacks or has
 unexpectedly, the ``if``/``try`` in the owning module's source under which it is registered
 (``register_buffer("bias", ...)`` only when flash attention is missing, C5): such a key depends
-on where the model was built, not on the PR.
+on where the model was built, not on the PR. ``defined_at``: the line that creates the module
+or tensor a key belongs to (``self.classifier = nn.Linear(...)``), so a finding points at code.
 """
 
 from __future__ import annotations
@@ -49,6 +50,40 @@ def shims(model: Any) -> list[dict[str, Any]]:
                 label = f"{owner_module}.{name}" if _torch_owned(function) else name
                 found.setdefault(label, {"name": label, "module": prefix, **_where(function)})
     return list(found.values())
+
+
+def defined_at(model: Any, keys: list[str]) -> dict[str, dict[str, Any]]:
+    """key -> {"file", "line"} of the statement that makes the key's module (or the tensor
+    itself, for a key right under the model), in the owning class's source."""
+    result = {}
+    for key in keys:
+        module, _, leaf = key.rpartition(".")
+        owner_path, _, attr = module.rpartition(".") if module else ("", "", leaf)
+        try:
+            owner = model.get_submodule(owner_path) if owner_path else model
+        except AttributeError:
+            continue
+        for cls in type(owner).__mro__:
+            if _torch_owned(cls) or cls is object:
+                continue
+            found = _assigned(cls, attr)
+            if found is not None:
+                result[key] = found
+                break
+    return result
+
+
+def _assigned(cls: Any, attr: str) -> dict[str, Any] | None:
+    try:
+        lines, first = inspect.getsourcelines(cls)
+        path = inspect.getsourcefile(cls)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    for node in ast.walk(tree):
+        if _registers(node, attr):
+            return {"file": path, "line": first + getattr(node, "lineno", 1) - 1}
+    return None
 
 
 def conditional(model: Any, keys: list[str]) -> dict[str, dict[str, Any]]:
