@@ -8,6 +8,7 @@ before suggesting it. Everything they return is judged and worded by pure module
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,12 +27,14 @@ from gradgate.checks.checkpoint.references import prepare
 from gradgate.checks.checkpoint.results import EquivalenceResult, ModelInfo, RefLoad
 from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.checkpoint.tensors import Entries, entries_to_json
+from gradgate.checks.errors import CheckError
 from gradgate.checks.model.run import run_model_program
 from gradgate.checks.model.spec import ModelSpec
 
 BASE_PROGRAM = "checkpoint.child.programs:base"
 HEAD_PROGRAM = "checkpoint.child.programs:head"
 FROM_BASE = "(base model)"
+BASE_SEED = 0
 HEAD_SEED = 1  # another seed than base's, so a tensor that did not load changes the outputs
 
 
@@ -52,6 +55,37 @@ class _Checked:
     entries: Entries | None  # known before the child ran (safetensors, from_base)
 
 
+class _Children:
+    """Starts the check's children; together they get the check's `timeout_s`, not each."""
+
+    def __init__(
+        self, ctx: CheckContext, settings: CheckpointSettings, spec: ModelSpec, device: str
+    ) -> None:
+        self._ctx, self._settings, self._spec, self._device = ctx, settings, spec, device
+        self._deadline = time.monotonic() + settings.timeout_s
+
+    def run(self, root: Path, revision: str, kwargs: dict[str, Any]) -> Any:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise CheckError(
+                f"the check used up its `timeout_s` ({self._settings.timeout_s:g} s) before "
+                f"it could run the model at {revision}; raise `timeout_s` under "
+                "`checks: checkpoint:`."
+            )
+        return run_model_program(
+            self._ctx,
+            self._settings,
+            spec=self._spec,
+            root=root,
+            revision=revision,
+            program=BASE_PROGRAM if revision == "base" else HEAD_PROGRAM,
+            kwargs=kwargs,
+            device=self._device,
+            seed=BASE_SEED if revision == "base" else HEAD_SEED,
+            timeout_s=left,
+        )
+
+
 def run_session(
     ctx: CheckContext,
     settings: CheckpointSettings,
@@ -62,6 +96,7 @@ def run_session(
     scratch: Path,
     device: str,
 ) -> Outcome:
+    children = _Children(ctx, settings, spec, device)
     changed = {path for change in ctx.changes for path in change.paths}
     ready, found, unusable = prepare(
         settings.references, base_root=base_root, head_root=head_root, changed=changed
@@ -83,16 +118,7 @@ def run_session(
                 "path": str(exchange),
                 "max_parameters": equivalence.max_parameters,
             }
-        value = run_model_program(
-            ctx,
-            settings,
-            spec=spec,
-            root=base_root,
-            revision="base",
-            program=BASE_PROGRAM,
-            kwargs=base_kwargs,
-            device=device,
-        )
+        value = children.run(base_root, "base", base_kwargs)
         base_model = ModelInfo.from_json(value["model"])
         base_equivalence = value.get("equivalence") or {}
         saved_base = bool(base_equivalence.get("saved"))
@@ -111,17 +137,7 @@ def run_session(
             "atol": equivalence.atol,
             "rtol": equivalence.rtol,
         }
-    value = run_model_program(
-        ctx,
-        settings,
-        spec=spec,
-        root=head_root,
-        revision="head",
-        program=HEAD_PROGRAM,
-        kwargs=head_kwargs,
-        device=device,
-        seed=HEAD_SEED,
-    )
+    value = children.run(head_root, "head", head_kwargs)
     model = ModelInfo.from_json(value["model"]).relative_to(head_root)
     if not model.meta:
         findings.append(built_for_real(model.meta_error))
@@ -151,15 +167,12 @@ def run_session(
         }
     result = EquivalenceResult.from_json(value["equivalence"]) if "equivalence" in value else None
     verified, suggested = _verify(
-        ctx,
-        settings,
-        spec,
+        children,
         judged,
         requests,
         checked,
         rules,
         head_root=head_root,
-        device=device,
         equivalence=equivalence_request if result is not None and not result.compared else None,
     )
     if suggested is not None and suggested.compared:
@@ -208,16 +221,13 @@ def _stripped(entries: Entries | None, prefix: str) -> Entries:
 
 
 def _verify(
-    ctx: CheckContext,
-    settings: CheckpointSettings,
-    spec: ModelSpec,
+    children: _Children,
     judged: Sequence[tuple[_Checked, RefLoad, Judgement, Entries]],
     requests: Sequence[dict[str, Any]],
     checked: Sequence[_Checked],
     rules: Sequence[tuple[str, str | None]],
     *,
     head_root: Path,
-    device: str,
     equivalence: Mapping[str, Any] | None,
 ) -> tuple[dict[str, bool], EquivalenceResult | None]:
     """Dry-run each suggested map (declared migrations + inferred renames) in a fresh head
@@ -240,17 +250,7 @@ def _verify(
     kwargs: dict[str, Any] = {"references": again}
     if equivalence is not None and base_map is not None:
         kwargs["equivalence"] = {**equivalence, "migrations": [list(r) for r in base_map]}
-    value = run_model_program(
-        ctx,
-        settings,
-        spec=spec,
-        root=head_root,
-        revision="head",
-        program=HEAD_PROGRAM,
-        kwargs=kwargs,
-        device=device,
-        seed=HEAD_SEED,
-    )
+    value = children.run(head_root, "head", kwargs)
     loads = {}
     for item in value["references"]:
         load = RefLoad.from_json(item)

@@ -139,3 +139,12 @@ def test_a_reference_that_leads_out_of_the_repository_is_refused(
     )
     assert result.outcome is Outcome.ERROR
     assert "leads out of the repository" in only(result, "checkpoint-unreadable").message
+
+
+def test_a_head_model_that_does_not_build_is_an_error_naming_head(repo: GitRepo) -> None:
+    broken = MODEL.replace("self.fc = nn.Linear(16, 4)", "self.fc = nn.Linear(16, 4, bogus=1)")
+    result = run(repo, base={"model.py": MODEL}, head={"model.py": broken})
+    assert result.outcome is Outcome.ERROR  # never a pass
+    finding = only(result, "checkpoint-model-failed")
+    assert finding.revision == "head"
+    assert "at head" in finding.message and "bogus" in finding.message
