@@ -22,8 +22,3 @@ class GradientCheck(_Pending):
     name = "gradient"
     title = "Gradient flow"
     runs_user_code = True
-
-
-class ApiContractCheck(_Pending):
-    name = "api-contract"
-    title = "API contracts"
