@@ -177,6 +177,8 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
     planned = plan_request(request, for_checks=True, progress=progress)
     results = []
     python = interpreter(request, planned.policy.config, planned.repo.root)
+    # Entrypoint paths may be relative to a config given with --config (checks.model.run).
+    config_dir = None if request.config_file is None else request.config_file.parent.resolve()
     for check in planned.plan.to_run:  # 5 run
         progress(f"running {check.name}")
         ctx = CheckContext(
@@ -187,6 +189,8 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
             settings=planned.policy.config.settings_for(check.name),
             zones=zones_for_check(planned.plan, check.name),
             python=python,
+            model=planned.policy.config.model,
+            config_dir=config_dir,
         )
         results.append(run_check(check.name, ctx))
     return Report(  # 6 verdict, 7 report (rendered by the door)
