@@ -183,6 +183,8 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
     planned = plan_request(request, for_checks=True, progress=progress)
     results = []
     python = interpreter(request, planned.policy.config, planned.repo.root)
+    # Entrypoint paths may be relative to a config given with --config (checks.model.run).
+    config_dir = None if request.config_file is None else request.config_file.parent.resolve()
     sandbox = planned.policy.config.sandbox or request.sandbox_default
     for check in planned.plan.to_run:  # 5 run
         progress(f"running {check.name}")
@@ -194,6 +196,8 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
             settings=planned.policy.config.settings_for(check.name),
             zones=zones_for_check(planned.plan, check.name),
             python=python,
+            model=planned.policy.config.model,
+            config_dir=config_dir,
             sandbox=sandbox,
         )
         results.append(run_check(check.name, ctx))

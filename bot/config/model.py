@@ -24,6 +24,7 @@ from gradgate.bot.config.errors import (
 from gradgate.bot.config.yaml_lines import read_marked
 from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckSettings
+from gradgate.checks.model.spec import ModelSpec
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 from pydantic import (
     AfterValidator,
@@ -181,6 +182,13 @@ class Config(BaseModel):
             "to the repository root (`.venv/bin/python`), an absolute path, or a command on "
             "PATH. Default: the one gradgate runs under. `--python` and GRADGATE_PYTHON "
             "override it."
+        ),
+    )
+    model: ModelSpec | None = Field(
+        default=None,
+        description=(
+            "How the model checks (gradient, checkpoint) build your model and an example "
+            "batch at each revision; a check's own `model:` under `checks:` replaces it."
         ),
     )
 

@@ -66,6 +66,9 @@ def bubblewrapped(
     if extra is not None:
         folders.append(str(Path(extra).parent))  # a factory file outside the repository
     secret = rundir.secret_places(root)
+    # What lies in the tree is there already, as the child's own copy.
+    readable = [p for p in readable if not p.resolve().is_relative_to(root)]
+    writable = [p for p in writable if not p.resolve().is_relative_to(root)]
     shared = [str(p.resolve()) for p in (*readable, *writable)]
     for folder in shared:
         if not bwrap.exposable(folder, secret):

@@ -35,6 +35,12 @@ def test_demo_json_shows_every_planted_zone(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert set(report["plan"]["zones"]) == {"model-core", "training", "config-docs"}
+    # The planted layer rename (fc -> classifier), with the map to paste.
+    (checkpoint,) = [c for c in report["checks"] if c["name"] == "checkpoint"]
+    assert checkpoint["outcome"] == "fail"
+    (renamed,) = [f for f in checkpoint["findings"] if f["kind"] == "checkpoint-renamed"]
+    assert "`fc.*`" in renamed["message"] and "`classifier.*`" in renamed["message"]
+    assert "'^fc\\.': 'classifier.'" in renamed["details"]
     names = subprocess.run(
         ["git", "diff", "--name-only", "main", "pr/tidy-up"],
         cwd=keep,

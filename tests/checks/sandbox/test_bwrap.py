@@ -222,3 +222,10 @@ def test_a_bwrap_that_cannot_make_a_sandbox_falls_back_and_says_why(locked_down:
     assert seen[0].sandbox == "process"
     with pytest.raises(SandboxError, match="setting up uid map"):
         run_in_sandbox("userpkg.behaviours:returns_kwargs", root=ROOT, sandbox="require")
+
+
+def test_sharing_the_tree_itself_is_no_error(bubblewrap: str) -> None:
+    # A check may share both revisions' trees with each run: its own is its copy already.
+    readme = str(ROOT.resolve() / "README.md")
+    text = run_on("reads_file", kwargs={"path": readme}, readable=[ROOT, ROOT / "userpkg"])
+    assert str(text).startswith("User code for tests/checks/sandbox")
