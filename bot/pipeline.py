@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from gradgate.bot.config.model import CONFIG_FILENAME, Config, config_hash, load_config
 from gradgate.bot.git.repository import GitRepository
@@ -22,6 +23,7 @@ from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckContext, CheckResult, Outcome, not_available
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import ConfigError, GradgateError
+from gradgate.checks.sandbox.isolation import weakest
 
 Progress = Callable[[str], None]
 
@@ -39,6 +41,9 @@ class Request:
     only: tuple[str, ...] | None = None
     pr_number: int | None = None
     python: str | None = None  # --python / GRADGATE_PYTHON: runs user code; beats `python:`
+    # The door's sandbox mode, used where the config has no `sandbox:` (the Action and the
+    # App pass "require" on Linux).
+    sandbox_default: Literal["auto", "require"] = "auto"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +160,7 @@ def run_check(name: str, ctx: CheckContext) -> CheckResult:
         findings=result.findings,
         metrics=result.metrics,
         duration_s=result.duration_s or elapsed,
+        isolation=result.isolation or weakest(ctx.isolations),  # the report says how
     )
 
 
@@ -179,6 +185,7 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
     python = interpreter(request, planned.policy.config, planned.repo.root)
     # Entrypoint paths may be relative to a config given with --config (checks.model.run).
     config_dir = None if request.config_file is None else request.config_file.parent.resolve()
+    sandbox = planned.policy.config.sandbox or request.sandbox_default
     for check in planned.plan.to_run:  # 5 run
         progress(f"running {check.name}")
         ctx = CheckContext(
@@ -191,6 +198,7 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
             python=python,
             model=planned.policy.config.model,
             config_dir=config_dir,
+            sandbox=sandbox,
         )
         results.append(run_check(check.name, ctx))
     return Report(  # 6 verdict, 7 report (rendered by the door)

@@ -14,6 +14,7 @@ from typing import ClassVar, Protocol
 
 from gradgate.checks.diff import FileChange
 from gradgate.checks.model.spec import ModelSpec
+from gradgate.checks.sandbox.isolation import Isolation, SandboxMode
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -67,6 +68,9 @@ class CheckResult:
     findings: tuple[Finding, ...] = ()
     metrics: Mapping[str, float] = field(default_factory=dict)
     duration_s: float = 0.0
+    # How user code was isolated (the weakest of the check's sandbox runs); None: it ran none.
+    # Set by the pipeline from CheckContext.isolations, so checks need not.
+    isolation: Isolation | None = None
 
 
 def outcome_for(findings: tuple[Finding, ...]) -> Outcome:
@@ -152,6 +156,11 @@ class CheckContext:
     model: ModelSpec | None = None
     # The folder of a config given with --config: entrypoint paths may be relative to it.
     config_dir: Path | None = None
+    # `sandbox:` in the config (or the door's default): "require" refuses to run user code
+    # without bubblewrap.
+    sandbox: SandboxMode = "auto"
+    # run_user_code appends how each of this check's sandbox runs was isolated.
+    isolations: list[Isolation] = field(default_factory=list)
 
 
 class Check(Protocol):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from gradgate.bot.config.errors import (
     config_error,
@@ -220,6 +220,16 @@ class Config(BaseModel):
         alias="gradient-sensitive",
         description=(
             "Gradient-sensitive edits outside the zones: which ones run the gradient check."
+        ),
+    )
+    sandbox: Literal["auto", "require"] | None = Field(
+        default=None,
+        description=(
+            "How strictly model code is sandboxed. `auto`: under bubblewrap where it works, "
+            "else with process-level isolation only, which the report then says. `require`: "
+            "without a working bubblewrap, checks that run model code are errors. Default "
+            "(null): the door's — `auto` for `gradgate check`, `require` for the GitHub "
+            "Action and App on Linux."
         ),
     )
 

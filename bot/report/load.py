@@ -7,13 +7,14 @@ typed values (pydantic) and then rendered by gradgate's own templates, never pas
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from gradgate.bot.plan.plan import ConfigOrigin, Plan, PlannedCheck, Reason, ReasonKind
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import Verdict
 from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
+from gradgate.checks.sandbox.isolation import Isolation, Scope
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 _MODEL = ConfigDict(extra="ignore", frozen=True)
@@ -59,6 +60,17 @@ class _Finding(BaseModel):
     revision: str | None = None
 
 
+class _Isolation(BaseModel):
+    model_config = _MODEL
+    sandbox: Literal["bubblewrap", "process"]
+    reason: str | None = None
+    memory: Scope | None = None
+    processes: Scope | None = None
+    network: bool = True
+    contained: bool = False
+    cgroup: int | None = None
+
+
 class _Check(BaseModel):
     model_config = _MODEL
     name: str
@@ -67,6 +79,7 @@ class _Check(BaseModel):
     duration_s: float | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
     findings: tuple[_Finding, ...] = ()
+    sandbox: _Isolation | None = None  # how its model code was isolated
 
 
 class _Report(BaseModel):
@@ -97,6 +110,7 @@ def report_from_json(data: Any) -> Report:
             findings=tuple(Finding(**f.model_dump()) for f in c.findings),
             metrics=c.metrics,
             duration_s=c.duration_s or 0.0,
+            isolation=None if c.sandbox is None else Isolation(**c.sandbox.model_dump()),
         )
         for c in parsed.checks
         if c.summary is not None

@@ -5,6 +5,7 @@ Every sentence a user reads lives in bot.templates; this module only shapes valu
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -106,6 +107,12 @@ def status_descriptions(report: Report) -> Mapping[str, tuple[str, str]]:
     return out
 
 
+def _isolation(result: CheckResult | None) -> dict[str, Any] | None:
+    """How the check's model code was isolated; None: it ran none."""
+    isolation = None if result is None else result.isolation
+    return None if isolation is None else dataclasses.asdict(isolation)
+
+
 def as_json(report: Report) -> dict[str, Any]:
     return {
         "verdict": str(report.verdict),
@@ -122,6 +129,7 @@ def as_json(report: Report) -> dict[str, Any]:
                 "summary": row.result.summary if row.result else None,
                 "duration_s": round(row.result.duration_s, 3) if row.result else None,
                 "metrics": dict(row.result.metrics) if row.result else {},
+                "sandbox": _isolation(row.result),
                 "findings": [
                     {
                         "kind": f.kind,

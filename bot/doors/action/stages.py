@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,9 @@ def _request(
         only=only,
         pr_number=event.number,
         python=s.python,
+        # PR code on a runner that holds tokens: only under bubblewrap, unless the config says
+        # `sandbox: auto` (bubblewrap is Linux-only, so elsewhere the report says so instead).
+        sandbox_default="require" if sys.platform.startswith("linux") else "auto",
     )
 
 
