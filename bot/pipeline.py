@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gradgate.bot.config.model import CONFIG_FILENAME, Config, config_hash, load_config
@@ -146,14 +146,7 @@ def run_check(name: str, ctx: CheckContext) -> CheckResult:
             check=name, outcome=Outcome.ERROR, summary=f"{type(exc).__name__}: {message}"
         )
     elapsed = time.monotonic() - started
-    return CheckResult(
-        check=result.check,
-        outcome=result.outcome,
-        summary=result.summary,
-        findings=result.findings,
-        metrics=result.metrics,
-        duration_s=result.duration_s or elapsed,
-    )
+    return replace(result, duration_s=result.duration_s or elapsed)
 
 
 def interpreter(request: Request, config: Config, repo_root: Path) -> str | None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from gradgate.checks.base import Check
+from gradgate.checks.gradient.check import GradientCheck
 from gradgate.checks.pending import (
     ApiContractCheck,
     CheckpointCheck,
     ConfigDocsCheck,
-    GradientCheck,
 )
 from gradgate.checks.protected.check import ProtectedCheck
 

@@ -18,12 +18,6 @@ class _Pending:
         return not_available(self.name)
 
 
-class GradientCheck(_Pending):
-    name = "gradient"
-    title = "Gradient flow"
-    runs_user_code = True
-
-
 class CheckpointCheck(_Pending):
     name = "checkpoint"
     title = "Checkpoint compatibility"

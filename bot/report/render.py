@@ -122,6 +122,7 @@ def as_json(report: Report) -> dict[str, Any]:
                 "summary": row.result.summary if row.result else None,
                 "duration_s": round(row.result.duration_s, 3) if row.result else None,
                 "metrics": dict(row.result.metrics) if row.result else {},
+                "extra": dict(row.result.extra) if row.result else {},
                 "findings": [
                     {
                         "kind": f.kind,

@@ -51,14 +51,14 @@ def test_a_required_check_that_is_not_built_is_unavailable_and_not_a_pass(
 ) -> None:
     repo.checkout("main")
     repo.write(
-        ".gradgate.yml", "zones:\n  - name: m\n    paths: [models/**]\n    checks: [gradient]\n"
+        ".gradgate.yml", "zones:\n  - name: m\n    paths: [models/**]\n    checks: [checkpoint]\n"
     )
     repo.commit("policy")
     repo.checkout("pr")
     repo.git("rebase", "-q", "main")
     report = run_request(Request(repo_path=pr, base="main", head="pr"))
     outcomes = {r.check: r.outcome for r in report.results}
-    assert outcomes == {"protected": Outcome.PASS, "gradient": Outcome.UNAVAILABLE}
+    assert outcomes == {"protected": Outcome.PASS, "checkpoint": Outcome.UNAVAILABLE}
     assert report.verdict is Verdict.ERROR
 
 

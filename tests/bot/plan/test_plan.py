@@ -87,8 +87,8 @@ def test_only_selects_checks_and_says_why_the_rest_are_skipped() -> None:
 
 
 def test_checks_not_built_yet_are_planned_but_marked_unavailable() -> None:
-    gradient = next(c for c in plan_for(*modified("models/a.py")).checks if c.name == "gradient")
-    assert gradient.run and not gradient.available and gradient.runs_user_code
+    pending = next(c for c in plan_for(*modified("models/a.py")).checks if c.name == "checkpoint")
+    assert pending.run and not pending.available and pending.runs_user_code
 
 
 def test_editing_the_config_is_flagged_so_the_report_can_say_it_applies_after_merge() -> None:
