@@ -86,7 +86,7 @@ def compare(
             continue
         matched.add(new.name)
         now = head_states[new.name]
-        change, ratio = _transition(was, now, old, new)
+        change, ratio = transition(was, now, old, new)
         names = tuple(dict.fromkeys((*new.names, *old.names)))
         rows.append(Row(new.name, names, was, now, change, ratio))
     for new in head.params:
@@ -107,7 +107,7 @@ def compare(
     )
 
 
-def _transition(
+def transition(
     was: State, now: State, old: Param, new: Param
 ) -> tuple[Change | None, float | None]:
     if was is State.OK:

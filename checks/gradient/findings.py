@@ -61,10 +61,16 @@ def _universe(c: Comparison, change: Change) -> list[str]:
 
 
 def _grouped(c: Comparison, change: Change, state: State | None, rows: list[Row]) -> list[Finding]:
-    names = [r.name for r in rows]
+    """One finding per module whose parts changed alike: the prefixes that cover the rows,
+    gathered under the module that uses them (`blocks.3.up.*`, `blocks.3.down.*`)."""
+    by_parent: dict[str, tuple[list[str], list[str]]] = {}
+    for pattern, members in cover([r.name for r in rows], _universe(c, change)):
+        patterns, names = by_parent.setdefault(parent_module(pattern), ([], []))
+        patterns.append(pattern)
+        names += members
     out = []
-    for pattern, members in cover(names, _universe(c, change)):
-        message, file, line, revision = _say(c, change, state, pattern, members, rows)
+    for patterns, members in by_parent.values():
+        message, file, line, revision = _say(c, change, state, patterns, members, rows)
         out.append(
             Finding(
                 kind=f"gradient-{change.value}",
@@ -79,11 +85,12 @@ def _grouped(c: Comparison, change: Change, state: State | None, rows: list[Row]
 
 
 def _say(
-    c: Comparison, change: Change, state: State | None, pattern: str, members: Sequence[str],
-    rows: Sequence[Row],
+    c: Comparison, change: Change, state: State | None, patterns: list[str],
+    members: Sequence[str], rows: Sequence[Row],
 ) -> tuple[str, str | None, int | None, str | None]:  # fmt: skip
-    who = subject(pattern, members)
-    file, line, revision = _where(c.head, pattern) if state in _IN_FORWARD else (None, None, None)
+    who = subject(patterns, members)
+    where = _where(c.head, patterns[0]) if state in _IN_FORWARD else (None, None, None)
+    file, line, revision = where
     cause = CAUSES.get(state, "") if state is not None else ""
     if state is State.NON_FINITE:
         cause += failure_detail(c.head.failure)
@@ -144,15 +151,17 @@ def _allowed(c: Comparison) -> list[Finding]:
         for change in dict.fromkeys(r.change for r in mine):
             assert change is not None
             names = [r.name for r in mine if r.change is change]
-            for pattern, members in cover(names, _universe(c, change)):
-                out.append(
-                    Finding(
-                        kind=f"gradient-{change.value}",
-                        severity=Severity.NOTE,
-                        message=f"{subject(pattern, members)}: {change.value.replace('-', ' ')} "
-                        f"at head, allowed by the config: {reason}",
-                    )
+            covered = cover(names, _universe(c, change))
+            patterns = [pattern for pattern, _ in covered]
+            members = [name for _, group in covered for name in group]
+            out.append(
+                Finding(
+                    kind=f"gradient-{change.value}",
+                    severity=Severity.NOTE,
+                    message=f"{subject(patterns, members)}: {change.value.replace('-', ' ')} "
+                    f"at head, allowed by the config: {reason}",
                 )
+            )
     return out
 
 

@@ -52,13 +52,15 @@ def count(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
-def subject(pattern: str, members: Sequence[str]) -> str:
-    """ "`proj.*` (2 parameters)", "`proj.weight`", "every parameter (12)"."""
-    if pattern == "*":
+def subject(patterns: Sequence[str], members: Sequence[str]) -> str:
+    """ "`proj.*` (2 parameters)", "`proj.weight`", "`up.*`, `down.*` (4 parameters)",
+    "every parameter (12)"."""
+    if patterns == ["*"]:
         return f"every parameter ({len(members)})"
-    if len(members) == 1 and pattern == members[0]:
-        return f"`{pattern}`"
-    return f"`{pattern}` ({count(len(members), 'parameter')})"
+    shown = ", ".join(f"`{p}`" for p in patterns)
+    if len(members) == 1 and patterns == [members[0]]:
+        return shown
+    return f"{shown} ({count(len(members), 'parameter')})"
 
 
 def listing(patterns: Sequence[str], limit: int = 8) -> str:

@@ -68,6 +68,7 @@ class _Run:
         with Watch(self.params) as watch:
             for _ in range(self.steps):
                 state = _rng_state(self.device)
+                before = list(watch.accumulated)
                 for param in self.params:
                     param.grad = None
                 outputs = call_model(self.loaded)
@@ -95,7 +96,8 @@ class _Run:
                         steps.append(step)
                         break
                 del loss
-                norms.append(self._norms())
+                received = [a > b for a, b in zip(watch.accumulated, before)]
+                norms.append(self._norms(received))
                 steps.append(step)
                 param_hooks.append([parameter_hooks(p) for p in self.params])
                 mod_hooks.append({n: module_hooks(m) for n, m in self.model.named_modules()})
@@ -128,10 +130,12 @@ class _Run:
         except BadLoss as bad:
             raise Problem("bad-loss-value", got=bad.got) from None
 
-    def _norms(self) -> list[float | None]:
+    def _norms(self, received: list[bool]) -> list[float | None]:
+        """Each parameter's gradient norm at this step; None where autograd accumulated no
+        gradient into it (its post-accumulate-grad hook did not fire)."""
         import torch
 
-        grads = [p.grad for p in self.params]
+        grads = [p.grad if got else None for p, got in zip(self.params, received)]
         present = [g.detach() for g in grads if g is not None]
         values = (
             torch.stack([torch.linalg.vector_norm(g, dtype=torch.float32) for g in present])
@@ -179,7 +183,6 @@ class _Run:
                     "ran_without_grad": any(watch.without_grad.get(m) for m in mine),
                     "reachable": id(param) in reachable,
                     "norms": [step[index] for step in norms],
-                    "accumulated": watch.accumulated[index],
                     "hooks": [step[index] for step in hooks],
                 }
             )

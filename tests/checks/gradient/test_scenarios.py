@@ -9,6 +9,7 @@ row, independent of the others) and so one pair of sandbox runs; rows that stop 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -151,9 +152,12 @@ def test_a_look_alike_is_classified_and_never_blocks_or_warns(
 
 
 def test_n2_parameters_dead_at_both_revisions_are_only_notes(result: CheckResult) -> None:
-    notes = about(result, "n2")
-    assert sorted(f.message.split(" ")[0] for f in notes) == ["`n2.eval_only.*`", "`n2.flagged.*`"]
-    assert all(f.severity is Severity.NOTE and "did not cause it" in f.message for f in notes)
+    (note,) = about(result, "n2")
+    assert note.severity is Severity.NOTE
+    assert note.message.startswith(
+        "`n2.eval_only.*`, `n2.flagged.*` (4 parameters) are never executed at base and at head, "
+        "so this change did not cause it"
+    )
 
 
 def test_n3_tied_weights_are_one_parameter_under_two_names(measured: Measured) -> None:
@@ -203,6 +207,20 @@ def test_the_comment_shows_the_model_summary_and_an_open_chart_when_there_are_fi
     assert "```mermaid\nxychart-beta" in markdown
     assert '"g1", "g2", "g4", "g5"' in markdown
     assert "<details open><summary>Gradient norm per top-level module" in markdown
+    text = render(Report(verdict=verdict_for([result]), results=(result,)), "text")
+    assert "gradient norm per top-level module (first step), base → head:" in text
+    assert "  trainable parameters  " in text
+
+
+def test_the_chart_stays_collapsed_when_nothing_changed(measured: Measured) -> None:
+    base, _ = measured
+    same = GradientCheck().judge(base, replace(base, revision="head"), AUTO)
+    markdown = render(Report(verdict=verdict_for([same]), results=(same,)), "markdown")
+
+    assert same.outcome is Outcome.PASS
+    assert {f.severity for f in same.findings} == {Severity.NOTE}  # N2, dead at both
+    assert "<details><summary>Gradient norm per top-level module" in markdown
+    assert same.summary.startswith("every parameter that learned at base still learns")
 
 
 # --- rows that need a run of their own ------------------------------------------------------
