@@ -22,13 +22,3 @@ class CheckpointCheck(_Pending):
     name = "checkpoint"
     title = "Checkpoint compatibility"
     runs_user_code = True
-
-
-class ConfigDocsCheck(_Pending):
-    name = "config-docs"
-    title = "Config and docs agree"
-
-
-class ApiContractCheck(_Pending):
-    name = "api-contract"
-    title = "API contracts"

@@ -39,6 +39,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 CONFIG_FILENAME = ".gradgate.yml"
+DEFAULT_RUNNER: tuple[str, ...] = ("ubuntu-latest",)  # GitHub's hosted Linux runner
 
 _FROZEN = ConfigDict(extra="forbid", frozen=True)
 
@@ -112,6 +113,27 @@ class Zone(BaseModel):
         return value
 
 
+class GradientSensitive(BaseModel):
+    """Edits anywhere that add or remove gradient-sensitive code, and so run the gradient check."""
+
+    model_config = _FROZEN
+
+    enabled: bool = Field(
+        default=True,
+        strict=True,
+        description=(
+            "Run the gradient check when a changed Python file, in a zone or not, adds or "
+            "removes `.detach()`, `.data`, `torch.no_grad`, `inference_mode`, `enable_grad`, "
+            "`requires_grad`, `requires_grad_`, `register_*hook` or `set_grad_enabled`. Applies "
+            "only when the config uses the gradient check (a zone or `always` names it)."
+        ),
+    )
+    exclude: tuple[GitignorePattern, ...] = Field(
+        default=(),
+        description="gitignore-style patterns of files whose edits never trigger it.",
+    )
+
+
 def _checks_model() -> type[BaseModel]:
     fields: dict[str, Any] = {}
     for name, check in REGISTRY.items():
@@ -167,6 +189,37 @@ class Config(BaseModel):
         description=(
             "How the model checks (gradient, checkpoint) build your model and an example "
             "batch at each revision; a check's own `model:` under `checks:` replaces it."
+        ),
+    )
+
+    runners: dict[str, tuple[str, ...]] = Field(
+        default_factory=lambda: {"default": DEFAULT_RUNNER},
+        description=(
+            "GitHub Actions runner labels (`runs-on`) for each check's job when a workflow "
+            "fans out with `gradgate plan --format github-matrix`: a check name, or `default` "
+            "for every check not named."
+        ),
+    )
+
+    @field_validator("runners")
+    @classmethod
+    def _runner_names(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        for name, labels in value.items():
+            if name != "default":
+                _known_check(name)
+            if not labels or not all(label.strip() for label in labels):
+                raise ValueError(f"`{name}` needs at least one runner label, none of them blank")
+        return value
+
+    def runner_for(self, check: str) -> tuple[str, ...]:
+        """The `runs-on` labels of ``check``'s job: its own, else `default`, else ubuntu-latest."""
+        return self.runners.get(check) or self.runners.get("default") or DEFAULT_RUNNER
+
+    gradient_sensitive: GradientSensitive = Field(
+        default_factory=GradientSensitive,
+        alias="gradient-sensitive",
+        description=(
+            "Gradient-sensitive edits outside the zones: which ones run the gradient check."
         ),
     )
 

@@ -1,9 +1,9 @@
 """`gradgate demo`: build the bundled example repo with a PR of quiet breakages, gate it, print it.
 
-Exits 0 when the tour worked (the report inside says failure, as planted, with the protected
-line and the stray `.detach()` caught) and 2 when gradgate itself broke, a planted finding went
-missing, or the interpreter that runs the example's model has no torch (then it says what to
-install). That interpreter is gradgate's own, or GRADGATE_PYTHON.
+Exits 0 when the tour worked (the report inside says failure, as planted) and 2 when gradgate
+itself broke, a planted finding (the protected line, the README/config batch size, the stray
+`.detach()`) went missing, or the interpreter that runs the example's model has no torch (then it
+says what to install). That interpreter is gradgate's own, or GRADGATE_PYTHON.
 """
 
 from __future__ import annotations
@@ -98,11 +98,13 @@ def run_demo(*, fmt: Format = "text", keep: Path | None = None) -> int:
         report = run_request(Request(repo_path=root, base="main", head=PR_BRANCH, python=python))
         sys.stdout.write(render(report, fmt))
         sys.stdout.flush()
-    kinds = {(r.check, f.kind, f.message.split(" ")[0]) for r in report.results for f in r.findings}
-    planted = {
-        ("protected", "protected-line-changed", "`train.py:10`"),
-        ("gradient", "gradient-lost-gradient", "`proj.*`"),  # the stray .detach()
-    }
-    worked = report.verdict is Verdict.FAILURE and planted <= kinds
+    kinds = {f.kind for r in report.results for f in r.findings}
+    detached = any(
+        f.kind == "gradient-lost-gradient" and f.message.startswith("`proj.*`")
+        for r in report.results
+        for f in r.findings
+    )  # the stray .detach()
+    planted = {"protected-line-changed", "doc-value-mismatch"} <= kinds and detached
+    worked = report.verdict is Verdict.FAILURE and planted
     sys.stderr.write(render_template("demo_outro.txt.j2", worked=worked, keep=keep))
     return 0 if worked else Verdict.ERROR.exit_code

@@ -48,13 +48,6 @@ class GradientSettings(ModelCheckSettings):
             "gradient is missing or zero at every step (zero-initialised gates learn at step 1)."
         ),
     )
-    runs_on: tuple[str, ...] = Field(
-        default=(),
-        description=(
-            "Runner labels the GitHub Action gives the job that runs this check, e.g. "
-            "`[self-hosted, gpu]`; empty: the workflow's own runner."
-        ),
-    )
     allow: tuple[AllowRule, ...] = Field(
         default=(),
         description="Intentional changes (a deliberate freeze): parameter patterns and why.",

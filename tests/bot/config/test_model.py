@@ -77,7 +77,7 @@ MALFORMED = [
         None,
         1,
         "the top level must be a mapping with the keys version, zones, always, checks, python, "
-        "model; got a list",
+        "model, runners, gradient-sensitive; got a list",
     ),
     ("top-level-text", "\n\njust some text\n", None, 3, "the top level must be a mapping"),
     (
@@ -86,7 +86,8 @@ MALFORMED = [
         "zone",
         2,
         "unknown key `zone`; did you mean `zones`? "
-        "(allowed: version, zones, always, checks, python, model)",
+        "(allowed: version, zones, always, checks, python, model, runners, "
+        "gradient-sensitive)",
     ),
     (
         "duplicate-top-level-key",
@@ -340,7 +341,7 @@ MALFORMED = [
         "checks.gradient.devices",
         3,
         "unknown key `devices`; did you mean `device`? (allowed: timeout_s, memory_mb, network, "
-        "env_allow, model, device, seed, steps, runs_on, allow)",
+        "env_allow, model, device, seed, steps, allow)",
     ),
     (
         "unknown-check-block",

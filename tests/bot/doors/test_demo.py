@@ -25,6 +25,11 @@ def test_demo_exits_0_and_its_report_fails_the_planted_pr() -> None:
     assert done.returncode == 0, done.stderr
     assert "gradgate failed" in done.stdout
     assert "train.py:10" in done.stdout and "NO_REFAC" in done.stdout
+    # The planted README/config batch-size disagreement, at both README places, with the fix.
+    assert "README.md:15: `README.md:15` (table) says `batch_size` is `32`" in done.stdout
+    assert "`configs/train.yaml:1` (config) now sets it to `64`" in done.stdout
+    assert "| `batch_size` | 64 | images per step |" in done.stdout
+    assert "README.md:11:" in done.stdout
     # The stray `.detach()`, caught by the gradient check run on the example's model.
     assert (
         "[blocking] gradient: tinycls/model.py:13: `proj.*` (2 parameters) learned at base and "
@@ -75,3 +80,31 @@ def test_demo_refuses_a_non_empty_keep_directory(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "not empty" in done.stderr
     assert (tmp_path / "precious.txt").read_text() == "mine"
+
+
+def test_demo_catches_the_planted_swapped_loss_arguments() -> None:
+    done = run_demo("--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    api = next(c for c in report["checks"] if c["name"] == "api-contract")
+    assert api["outcome"] == "fail"
+    found = {(f["kind"], f["file"], f["line"]) for f in api["findings"]}
+    assert found == {
+        ("signature-reordered", "tinycls/losses.py", 5),  # weighted_loss(targets, logits, ...)
+        ("loss-arguments-swapped", "tinycls/losses.py", 6),  # F.cross_entropy(targets, logits)
+    }
+    reorder = next(f for f in api["findings"] if f["kind"] == "signature-reordered")
+    assert "train.py:25: weighted_loss(y, model(x))" in reorder["details"]
+    gradient = next(c for c in report["plan"]["checks"] if c["name"] == "gradient")
+    sensitive = [r for r in gradient["reasons"] if r["kind"] == "gradient-sensitive"]
+    assert sensitive == [
+        {
+            "kind": "gradient-sensitive",
+            "zone": None,
+            "path": "tinycls/model.py",
+            "more": 0,
+            "line": 15,
+            "construct": ".detach()",
+            "removed": False,
+        }
+    ]
