@@ -66,6 +66,7 @@ class _Check(BaseModel):
     summary: str | None = None  # None: the check produced no result
     duration_s: float | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
+    extra: dict[str, Any] = Field(default_factory=dict)  # a check's own data for its template
     findings: tuple[_Finding, ...] = ()
 
 
@@ -97,6 +98,7 @@ def report_from_json(data: Any) -> Report:
             findings=tuple(Finding(**f.model_dump()) for f in c.findings),
             metrics=c.metrics,
             duration_s=c.duration_s or 0.0,
+            extra=c.extra,
         )
         for c in parsed.checks
         if c.summary is not None

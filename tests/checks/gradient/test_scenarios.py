@@ -8,13 +8,17 @@ row, independent of the others) and so one pair of sandbox runs; rows that stop 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import torch
-from gradgate.bot.report.render import Report, render
+from gradgate.bot.config.model import Config
+from gradgate.bot.plan.plan import ConfigOrigin, make_plan
+from gradgate.bot.report.load import report_from_json
+from gradgate.bot.report.render import Report, as_json, render
 from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
 from gradgate.checks.gradient.check import GradientCheck, measure
@@ -210,6 +214,23 @@ def test_the_comment_shows_the_model_summary_and_an_open_chart_when_there_are_fi
     text = render(Report(verdict=verdict_for([result]), results=(result,)), "text")
     assert "gradient norm per top-level module (first step), base → head:" in text
     assert "  trainable parameters  " in text
+
+
+def test_the_summary_and_chart_survive_the_json_the_action_passes_between_jobs(
+    result: CheckResult,
+) -> None:
+    config = Config.model_validate(
+        {"zones": [{"name": "model", "paths": ["model.py"], "checks": ["gradient"]}]}
+    )
+    plan = make_plan(config, ["model.py"], changed_files=1, config_origin=ConfigOrigin.BASE)
+    report = Report(verdict=verdict_for([result]), results=(result,), plan=plan)
+    data = json.loads(json.dumps(as_json(report)))
+    assert data["checks"][1]["extra"]["chart"]["modules"][:2] == ["g1", "g2"]
+
+    back = report_from_json(data)
+
+    assert as_json(back) == data
+    assert "xychart-beta" in render(back, "markdown")
 
 
 def test_the_chart_stays_collapsed_when_nothing_changed(measured: Measured) -> None:
