@@ -11,7 +11,8 @@ GradgateError             anything gradgate raises on purpose
  ├─ GitHubError           the GitHub API refused or failed, after retries (``status`` if any)
  └─ CheckError            a check could not decide; becomes that check's ``error`` result
      ├─ SandboxError      user code in the child process failed (``kind`` says how)
-     └─ ModelError        the model factory ran but gave nothing a model check can use
+     ├─ ModelError        the model factory ran but gave nothing a model check can use
+     └─ UnreadableCheckpoint  a reference checkpoint could not be read (``reason`` says how)
 """
 
 from __future__ import annotations
@@ -79,3 +80,15 @@ class ModelError(CheckError):
         super().__init__(message)
         self.code = code
         self.revision = revision
+
+
+class UnreadableCheckpoint(CheckError):
+    """A checkpoint file could not be read; the checkpoint check turns it into a finding.
+
+    ``reason`` is a short machine-readable word ("truncated", "header-json", ...); the message
+    says what is wrong with the file and what to do.
+    """
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason

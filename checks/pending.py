@@ -16,9 +16,3 @@ class _Pending:
 
     def run(self, ctx: CheckContext) -> CheckResult:
         return not_available(self.name)
-
-
-class CheckpointCheck(_Pending):
-    name = "checkpoint"
-    title = "Checkpoint compatibility"
-    runs_user_code = True

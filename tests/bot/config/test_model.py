@@ -86,8 +86,7 @@ MALFORMED = [
         "zone",
         2,
         "unknown key `zone`; did you mean `zones`? "
-        "(allowed: version, zones, always, checks, python, model, runners, "
-        "gradient-sensitive)",
+        "(allowed: version, zones, always, checks, python, model, runners, gradient-sensitive)",
     ),
     (
         "duplicate-top-level-key",

@@ -36,7 +36,6 @@ def test_demo_exits_0_and_its_report_fails_the_planted_pr() -> None:
         "are detached at head" in done.stdout
     )
     assert "proj                 4.68 → no gradient" in done.stdout
-    assert "not yet available" in done.stdout  # no fake passes for checks not built yet
     assert "The gate did its job" in done.stderr
 
 
@@ -59,6 +58,12 @@ def test_demo_json_shows_every_planted_zone(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert set(report["plan"]["zones"]) == {"model-core", "training", "config-docs"}
+    # The planted layer rename (fc -> classifier), with the map to paste.
+    (checkpoint,) = [c for c in report["checks"] if c["name"] == "checkpoint"]
+    assert checkpoint["outcome"] == "fail"
+    (renamed,) = [f for f in checkpoint["findings"] if f["kind"] == "checkpoint-renamed"]
+    assert "`fc.*`" in renamed["message"] and "`classifier.*`" in renamed["message"]
+    assert "'^fc\\.': 'classifier.'" in renamed["details"]
     names = subprocess.run(
         ["git", "diff", "--name-only", "main", "pr/tidy-up"],
         cwd=keep,
