@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -153,12 +153,8 @@ def run_check(name: str, ctx: CheckContext) -> CheckResult:
             check=name, outcome=Outcome.ERROR, summary=f"{type(exc).__name__}: {message}"
         )
     elapsed = time.monotonic() - started
-    return CheckResult(
-        check=result.check,
-        outcome=result.outcome,
-        summary=result.summary,
-        findings=result.findings,
-        metrics=result.metrics,
+    return replace(
+        result,
         duration_s=result.duration_s or elapsed,
         isolation=result.isolation or weakest(ctx.isolations),  # the report says how
     )

@@ -10,7 +10,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from gradgate.checks.diff import FileChange
 from gradgate.checks.model.spec import ModelSpec
@@ -71,6 +71,9 @@ class CheckResult:
     # How user code was isolated (the weakest of the check's sandbox runs); None: it ran none.
     # Set by the pipeline from CheckContext.isolations, so checks need not.
     isolation: Isolation | None = None
+    # JSON values a check's own report template renders (bot/templates/checks/<name>.*.j2),
+    # e.g. the gradient check's model summary and chart; also in the JSON report.
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 def outcome_for(findings: tuple[Finding, ...]) -> Outcome:

@@ -78,6 +78,7 @@ class _Check(BaseModel):
     summary: str | None = None  # None: the check produced no result
     duration_s: float | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
+    extra: dict[str, Any] = Field(default_factory=dict)  # a check's own data for its template
     findings: tuple[_Finding, ...] = ()
     sandbox: _Isolation | None = None  # how its model code was isolated
 
@@ -111,6 +112,7 @@ def report_from_json(data: Any) -> Report:
             metrics=c.metrics,
             duration_s=c.duration_s or 0.0,
             isolation=None if c.sandbox is None else Isolation(**c.sandbox.model_dump()),
+            extra=c.extra,
         )
         for c in parsed.checks
         if c.summary is not None

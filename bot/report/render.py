@@ -130,6 +130,7 @@ def as_json(report: Report) -> dict[str, Any]:
                 "duration_s": round(row.result.duration_s, 3) if row.result else None,
                 "metrics": dict(row.result.metrics) if row.result else {},
                 "sandbox": _isolation(row.result),
+                "extra": dict(row.result.extra) if row.result else {},
                 "findings": [
                     {
                         "kind": f.kind,

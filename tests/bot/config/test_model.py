@@ -336,11 +336,12 @@ MALFORMED = [
         "unknown key `marker`; did you mean `markers`? (allowed: timeout_s, markers)",
     ),
     (
-        "setting-of-a-pending-check",
+        "misspelt-gradient-setting",
         "checks:\n  gradient:\n    devices: [cuda]\n",
         "checks.gradient.devices",
         3,
-        "unknown key `devices` (allowed: timeout_s)",
+        "unknown key `devices`; did you mean `device`? (allowed: timeout_s, memory_mb, network, "
+        "env_allow, model, device, seed, steps, allow)",
     ),
     (
         "unknown-check-block",
