@@ -15,6 +15,7 @@ from gradgate.bot.git.repository import GitRepository
 from gradgate.bot.plan.comment_only import MAX_FILES, same_program
 from gradgate.bot.plan.plan import ConfigOrigin, Plan, changed_paths, make_plan, zones_for_check
 from gradgate.bot.plan.zones import ZoneMatcher
+from gradgate.bot.report.lines import diff_lines
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks import REGISTRY
@@ -198,6 +199,7 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
         config_hash=config_hash(planned.policy.text) if planned.policy.text else None,
         config_source=planned.policy.source,
         rerun="pr" if request.pr_number is not None else "cli",
+        diff_lines=diff_lines(planned.changes, results),  # where GitHub takes review comments
     )
 
 
