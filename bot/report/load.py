@@ -81,6 +81,7 @@ class _DiffLines(BaseModel):
     model_config = _MODEL
     head: dict[str, tuple[_Span, ...]] = Field(default_factory=dict)
     base: dict[str, tuple[_Span, ...]] = Field(default_factory=dict)
+    renamed: dict[str, str] = Field(default_factory=dict)
 
 
 class _Report(BaseModel):
@@ -133,7 +134,7 @@ def _diff_lines(lines: _DiffLines) -> DiffLines:
     def spans(side: dict[str, tuple[_Span, ...]]) -> dict[str, tuple[LineSpan, ...]]:
         return {path: tuple(LineSpan(a, max(a, b)) for a, b in got) for path, got in side.items()}
 
-    return DiffLines(head=spans(lines.head), base=spans(lines.base))
+    return DiffLines(head=spans(lines.head), base=spans(lines.base), renamed=lines.renamed)
 
 
 def _parse(model: type[M], data: Any) -> M:
