@@ -245,7 +245,13 @@ class GitHubClient:
 
     def dismiss_review(self, number: int, review_id: int, message: str) -> None:
         with _call(f"dismiss review {review_id}"):
-            self._repo.get_pull(number).get_review(review_id).dismiss(message)
+            pull = self._repo.get_pull(number)
+            try:
+                pull.get_review(review_id).dismiss(message)
+            except GithubException as exc:
+                # A retried PUT whose first answer was lost finds it dismissed already (422).
+                if exc.status != 422 or pull.get_review(review_id).state != "DISMISSED":
+                    raise
 
     def edit_review(self, number: int, review_id: int, body: str) -> None:
         with _call(f"edit review {review_id}"):
