@@ -30,7 +30,7 @@ from gradgate.bot.report.lines import DiffLines, Side
 from gradgate.bot.report.render import Report, findings
 from gradgate.bot.report.verdict import Verdict
 from gradgate.bot.templates import render_template
-from gradgate.checks.base import CheckResult, Finding
+from gradgate.checks.base import CheckResult, Finding, Severity
 
 REVIEW_MARKER = "<!-- gradgate:review -->"
 MAX_COMMENTS = 50  # inline comments per review, most severe first; the rest go in the body
@@ -69,19 +69,19 @@ def suggests(finding: Finding, where: Where) -> bool:
 
 
 def draft(report: Report, mode: ReviewMode, *, inline: bool = True) -> ReviewDraft | None:
-    """The review to submit, or None when there is nothing to say (no finding, no failure).
+    """The review to submit, or None when there is nothing to review: no failure, no warning,
+    and no note on a changed line (notes elsewhere, such as a zone touched, are in the comment).
 
     ``inline=False``: every finding in the body (GitHub refused the inline comments).
     """
-    pairs = findings(report)
     failed = report.verdict is Verdict.FAILURE
-    if not pairs and not failed:
-        return None
+    worth = failed
     comments: list[ReviewComment] = []
     listed: list[tuple[CheckResult, Finding]] = []
-    for result, finding in pairs:
-        where = place(finding, report.diff_lines) if inline else None
-        if where is None or len(comments) >= MAX_COMMENTS:
+    for result, finding in findings(report):
+        where = place(finding, report.diff_lines)
+        worth = worth or where is not None or finding.severity is not Severity.NOTE
+        if where is None or not inline or len(comments) >= MAX_COMMENTS:
             listed.append((result, finding))
             continue
         body = render_template(
@@ -91,6 +91,8 @@ def draft(report: Report, mode: ReviewMode, *, inline: bool = True) -> ReviewDra
             suggestion=suggests(finding, where),
         )
         comments.append(ReviewComment(*where, body=_fit(body)))
+    if not worth:
+        return None
     event: Event = "REQUEST_CHANGES" if mode == "request-changes" and failed else "COMMENT"
     body = render_template(
         "review_body.md.j2",

@@ -165,6 +165,19 @@ def test_no_findings_and_no_failure_is_no_review() -> None:
     assert draft(report(), "request-changes") is None
 
 
+def test_notes_off_the_diff_alone_are_no_review_but_a_note_on_a_changed_line_is() -> None:
+    off_diff = dataclasses.replace(finding(3, severity=Severity.NOTE), message="zone touched")
+    on_diff = finding(1, severity=Severity.NOTE)
+
+    assert draft(dataclasses.replace(report(off_diff), diff_lines=LINES), "comment") is None
+    review = draft(dataclasses.replace(report(off_diff, on_diff), diff_lines=LINES), "comment")
+    assert review is not None and len(review.comments) == 1 and "zone touched" in review.body
+    plain = draft(
+        dataclasses.replace(report(off_diff, on_diff), diff_lines=LINES), "comment", inline=False
+    )
+    assert plain is not None and plain.comments == ()
+
+
 def test_inline_comments_are_capped_most_severe_first_and_the_rest_listed() -> None:
     notes = [finding(1, severity=Severity.NOTE)] * 5
     blocking = [finding(1)] * MAX_COMMENTS
