@@ -362,6 +362,13 @@ MALFORMED = [
         2,
         "got an empty value; leave the key out to use the defaults, or write `{}`",
     ),
+    (
+        "review-mode-unknown",
+        "version: 1\nreport:\n  review: approve\n",
+        "report.review",
+        3,
+        "'off', 'comment' or 'request-changes'",
+    ),
 ]
 
 
@@ -507,6 +514,7 @@ def test_defaults_are_no_zones_protected_always_and_each_checks_defaults() -> No
     assert protected.model_dump() == {"timeout_s": 600.0, "markers": ("NO_REFAC", "DON'T TOUCH")}
     for name in REGISTRY:
         assert config.settings_for(name).timeout_s == 600.0
+    assert config.report.review == "off"
 
 
 VALID = """\

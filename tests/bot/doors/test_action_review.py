@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from gradgate.bot.github.results import PLAN_FILE
 from gradgate.bot.github.review import REVIEW_MARKER
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World, make_world
+from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World, make_world, read_json
 from tests.fakegithub import BOT, FakeGitHub
 from tests.fakegithub.diffs import commentable
 from tests.gitrepo import GitRepo
@@ -163,3 +164,25 @@ def test_a_protected_finding_is_annotated_and_reviewed_on_its_head_line(world: W
     (review,) = world.github.reviews(REPO, NUMBER)
     comments = world.github.review_comments(REPO, review.id)
     assert ("train.py", 5) in [(c.path, c.line) for c in comments]
+
+
+def test_a_fan_out_publishes_the_review_its_plan_record_names(world: World) -> None:
+    reviewing(world, "request-changes")
+    results = world.tmp / "results"
+    token, world.token = world.token, ""  # plan and check jobs: no token
+    output = world.tmp / "github_output"
+    world.env["GITHUB_OUTPUT"] = str(output)
+    world.pull_request("synchronize", "--stage", "plan", "--results", str(results))
+    for check in ("protected", "config-docs"):
+        world.pull_request(
+            "synchronize", "--stage", "check", "--check", check, "--results", str(results)
+        )
+    assert read_json(results / PLAN_FILE)["review"] == "request-changes"
+    world.token = token
+
+    assert world.pull_request("synchronize", "--stage", "publish", "--results", str(results)) == 0
+
+    (review,) = world.github.reviews(REPO, NUMBER)
+    assert review.state == "CHANGES_REQUESTED"
+    comments = world.github.review_comments(REPO, review.id)
+    assert [(c.path, c.line) for c in comments] == [("README.md", 5), ("train.py", 5)]
