@@ -124,5 +124,5 @@ def dismissal(report: Report, *, replaced: bool) -> str:
 def _fit(text: str) -> str:
     if len(text) <= BODY_LIMIT:
         return text
-    cut = render_template("check_run_cut.md.j2").strip()
+    cut = render_template("review_cut.md.j2").strip()
     return text[: BODY_LIMIT - len(cut) - 2] + "\n\n" + cut

@@ -186,3 +186,32 @@ def test_a_fan_out_publishes_the_review_its_plan_record_names(world: World) -> N
     assert review.state == "CHANGES_REQUESTED"
     comments = world.github.review_comments(REPO, review.id)
     assert [(c.path, c.line) for c in comments] == [("README.md", 5), ("train.py", 5)]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_with_a_fifth_of_api_calls_failing_one_review_stands_and_stale_comments_go(
+    world: World, seed: int
+) -> None:
+    reviewing(world, "request-changes")
+    world.github.faults.chaos(0.2, seed=seed)
+
+    def standing() -> list[int]:
+        reviews = world.github.reviews(REPO, NUMBER)
+        live = [
+            r.id for r in reviews if r.body.startswith(REVIEW_MARKER) and r.state != "DISMISSED"
+        ]
+        stale = [r.id for r in reviews if r.id not in live]
+        assert all(world.github.review_comments(REPO, i) == [] for i in stale)
+        return live
+
+    assert world.pull_request() == 1
+    (first,) = standing()
+    push(world, {"train.py": TRAIN_BASE})  # the docs still disagree
+    assert world.pull_request() == 1
+    (second,) = standing()
+    assert second != first
+    assert [c.path for c in world.github.review_comments(REPO, second)] == ["README.md"]
+    push(world, {"README.md": README_BASE})
+    assert world.pull_request() == 0
+    assert standing() == []
+    assert world.github.faults.injected > 0

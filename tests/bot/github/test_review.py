@@ -212,3 +212,13 @@ def test_earlier_reviews_are_ours_by_login_and_marker_and_not_yet_cleared() -> N
     found = earlier(reviews, bot_login="github-actions[bot]", keep=6)
 
     assert [r.id for r in found] == [1, 5]
+
+
+def test_a_comment_too_long_for_github_is_cut_with_a_note() -> None:
+    huge = dataclasses.replace(finding(1), message="x" * 70_000)
+
+    review = draft(dataclasses.replace(report(huge), diff_lines=LINES), "comment")
+
+    assert review is not None
+    body = review.comments[0].body
+    assert len(body) <= 65_536 and body.endswith("has all of it.*")
