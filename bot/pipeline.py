@@ -17,6 +17,7 @@ from gradgate.bot.plan.comment_only import MAX_FILES
 from gradgate.bot.plan.plan import ConfigOrigin, Plan, changed_paths, make_plan, zones_for_check
 from gradgate.bot.plan.python_edits import PYTHON, PythonEdits, classify
 from gradgate.bot.plan.zones import ZoneMatcher
+from gradgate.bot.report.lines import diff_lines
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks import REGISTRY
@@ -208,6 +209,7 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
         config_hash=config_hash(planned.policy.text) if planned.policy.text else None,
         config_source=planned.policy.source,
         rerun="pr" if request.pr_number is not None else "cli",
+        diff_lines=diff_lines(planned.changes, results),  # where GitHub takes review comments
     )
 
 

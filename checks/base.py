@@ -53,6 +53,10 @@ class Finding:
     # How reports fence ``details``: "diff", or "suggestion" (GitHub's block for a replacement
     # of the finding's line, which a reviewer can apply).
     details_lang: str = "diff"
+    # A base-side finding's statement as it is at head, where it still exists there: what
+    # GitHub can annotate and comment on ("Files changed" marks head lines). None: no such line.
+    head_file: str | None = None
+    head_line: int | None = None
 
 
 def report_order(finding: Finding) -> tuple[int, str, int]:

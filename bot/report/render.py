@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from gradgate.bot.plan.plan import Plan, PlannedCheck
+from gradgate.bot.report.lines import DiffLines
 from gradgate.bot.report.verdict import Verdict
 from gradgate.bot.templates import render_template
 from gradgate.checks.base import CheckResult, Finding, Outcome, report_order
@@ -36,6 +37,9 @@ class Report:
     error: str | None = None  # gradgate could not decide, outside any one check
     rerun: Literal["cli", "pr"] = "cli"
     repo_url: str | None = None  # e.g. https://github.com/o/r, for file:line links; None: no links
+    # The diff's changed lines in the files the findings name (where GitHub takes inline review
+    # comments); None: not known (an error before the diff, or JSON from an older gradgate).
+    diff_lines: DiffLines | None = None
 
     def result_for(self, check: str) -> CheckResult | None:
         return next((r for r in self.results if r.check == check), None)
@@ -141,10 +145,13 @@ def as_json(report: Report) -> dict[str, Any]:
                         "details": f.details,
                         "details_lang": f.details_lang,
                         "revision": f.revision,
+                        "head_file": f.head_file,
+                        "head_line": f.head_line,
                     }
                     for f in (row.result.findings if row.result else ())
                 ],
             }
             for row in rows(report)
         ],
+        "diff_lines": report.diff_lines.as_json() if report.diff_lines is not None else None,
     }
