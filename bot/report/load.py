@@ -15,8 +15,8 @@ from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import Verdict
 from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
-from gradgate.checks.sandbox.isolation import Isolation, Scope
 from gradgate.checks.diff import LineSpan
+from gradgate.checks.sandbox.isolation import Isolation, Scope
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 _MODEL = ConfigDict(extra="ignore", frozen=True)
