@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gradgate.bot.config.model import CONFIG_FILENAME, Config, config_hash, load_config
+from gradgate.bot.deadline import TimedOut, within
 from gradgate.bot.git.repository import GitRepository
 from gradgate.bot.plan.comment_only import MAX_FILES, same_program
 from gradgate.bot.plan.plan import ConfigOrigin, Plan, changed_paths, make_plan, zones_for_check
@@ -20,7 +21,7 @@ from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckContext, CheckResult, Outcome, not_available
 from gradgate.checks.diff import FileChange
-from gradgate.checks.errors import ConfigError, GradgateError
+from gradgate.checks.errors import ConfigError, GradgateError, UsageError
 
 Progress = Callable[[str], None]
 
@@ -90,6 +91,11 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
     """
     repo = GitRepository(request.repo_path)
     base_sha, head_sha = repo.diff_range(request.base, request.head)
+    if base_sha == head_sha and repo.resolve(request.base) != head_sha:
+        raise UsageError(
+            f"the head `{request.head}` is already part of the base `{request.base}` (an "
+            "ancestor of it), so there is no change to check; did you swap --base and --head?"
+        )
     changes: tuple[FileChange, ...] = ()
     matcher: ZoneMatcher | None = None
     if for_checks:
@@ -112,7 +118,20 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
         matcher=matcher,
         non_semantic=non_semantic_paths(repo, base_sha, head_sha, paths),
     )
+    _only_planned(plan, request.only)
     return Planned(repo, base_sha, head_sha, policy, changes, plan)
+
+
+def _only_planned(plan: Plan, only: Sequence[str] | None) -> None:
+    """`--only CHECK` for a check this change does not require would pass without checking."""
+    unplanned = [c.name for c in plan.checks if c.name in (only or ()) and not c.run]
+    if unplanned and plan.changed_files:
+        names = ", ".join(f"`{name}`" for name in unplanned)
+        raise UsageError(
+            f"--only {names}: this change does not require it (no changed file is in a zone "
+            "that requires it), so nothing would be checked; run `gradgate plan` to see which "
+            "checks this change needs, or drop --only"
+        )
 
 
 def non_semantic_paths(
@@ -133,13 +152,23 @@ def non_semantic_paths(
 
 
 def run_check(name: str, ctx: CheckContext) -> CheckResult:
-    """Step 5 for one check, in isolation: whatever it raises becomes an error result."""
+    """Step 5 for one check, in isolation: whatever it raises becomes an error result, and so
+    does running past its `timeout_s` (in-process checks included)."""
     check = REGISTRY[name]
     if not check.available:
         return not_available(name)
     started = time.monotonic()
+    limit = ctx.settings.timeout_s
     try:
-        result = check.run(ctx)
+        result = within(limit, lambda: check.run(ctx), name=f"gradgate-check-{name}")
+    except TimedOut:
+        result = CheckResult(
+            check=name,
+            outcome=Outcome.ERROR,
+            summary=f"`{name}` did not finish within its limit of {limit:g} s "
+            f"(checks.{name}.timeout_s); nothing was passed",
+            duration_s=limit,
+        )
     except Exception as exc:
         message = str(exc) or type(exc).__name__
         result = CheckResult(
@@ -177,18 +206,21 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
     python = interpreter(request, planned.policy.config, planned.repo.root)
     for check in planned.plan.to_run:  # 5 run
         progress(f"running {check.name}")
-        ctx = CheckContext(
-            base_sha=planned.base_sha,
-            head_sha=planned.head_sha,
-            changes=planned.changes,
-            source=planned.repo,
-            settings=planned.policy.config.settings_for(check.name),
-            zones=zones_for_check(planned.plan, check.name),
-            python=python,
-        )
-        results.append(run_check(check.name, ctx))
+        # Its own repository object: one that timed out may still be reading from its own.
+        with GitRepository(planned.repo.root) as source:
+            ctx = CheckContext(
+                base_sha=planned.base_sha,
+                head_sha=planned.head_sha,
+                changes=planned.changes,
+                source=source,
+                settings=planned.policy.config.settings_for(check.name),
+                zones=zones_for_check(planned.plan, check.name),
+                python=python,
+            )
+            results.append(run_check(check.name, ctx))
+    planned_names = [check.name for check in planned.plan.to_run]
     return Report(  # 6 verdict, 7 report (rendered by the door)
-        verdict=verdict_for(results),
+        verdict=verdict_for(results, planned=planned_names),
         results=tuple(results),
         plan=planned.plan,
         base_sha=planned.base_sha,

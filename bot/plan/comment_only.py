@@ -28,9 +28,11 @@ def _program(source: bytes) -> str | None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. SyntaxWarning for odd escapes in user code
             tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+        # ast.dump recurses too: `1+1+...` nested past the recursion limit is not provably the
+        # same program, and never an internal error of the plan.
+        return ast.dump(_without_docstrings(tree), include_attributes=False)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return ast.dump(_without_docstrings(tree), include_attributes=False)
 
 
 def same_program(path: str, old: bytes | None, new: bytes | None) -> bool:

@@ -132,12 +132,95 @@ def test_unknown_revision_is_exit_2_with_a_message_not_a_traceback(
 
 
 def test_only_runs_the_named_check(project: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    project.write("train.py", TRAIN.replace("EPOCHS = 3", "EPOCHS = 5"))
+    project.commit("more epochs")
+    code, out, _ = gate(project, "--only", "protected", "--format", "json", capsys=capsys)
+    outcomes = {c["name"]: c["outcome"] for c in json.loads(out)["checks"]}
+    assert outcomes == {
+        "protected": "pass",
+        "gradient": "skipped",
+        "checkpoint": "skipped",
+        "config-docs": "skipped",
+        "api-contract": "skipped",
+    }
+    assert code == 0
+
+
+def test_only_a_check_the_change_does_not_require_is_an_error_with_advice(
+    project: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
     project.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
     project.commit("move runs")
-    code, out, _ = gate(project, "--only", "gradient", "--format", "json", capsys=capsys)
-    outcomes = {c["name"]: c["outcome"] for c in json.loads(out)["checks"]}
-    assert outcomes["protected"] == "skipped"
-    assert code == 0
+    code, out, _ = gate(project, "--only", "gradient", capsys=capsys)
+    assert code == 2
+    assert "gradgate could not decide" in out
+    assert "--only `gradient`: this change does not require it" in out
+    assert "gradgate plan" in out
+
+
+def test_default_base_that_is_the_head_itself_is_an_error_with_advice(
+    project: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.checkout("main")
+    code = main(["check", "--repo", str(project.root)])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert "the default base `main` is the head `HEAD` itself" in err and "--base" in err
+
+
+def test_a_head_that_is_an_ancestor_of_the_base_is_an_error_not_a_pass(
+    project: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.checkout("main")
+    project.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
+    project.commit("main moved on")
+    code = main(["check", "--repo", str(project.root), "--base", "main", "--head", "pr"])
+    out, _ = capsys.readouterr()
+    assert code == 2
+    assert "the head `pr` is already part of the base `main`" in out
+    assert "swap --base and --head" in out
+
+
+def test_any_unexpected_crash_exits_2_and_says_nothing_was_passed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gradgate.bot.doors.cli as cli
+
+    def crash(_: object) -> int:
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setitem(cli.COMMANDS, "schema", crash)
+    assert main(["schema"]) == 2
+    err = capsys.readouterr().err
+    assert "internal error: ZeroDivisionError: boom" in err and "nothing was passed" in err
+
+
+def test_a_deep_expression_in_a_changed_file_ends_in_a_report(
+    project: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.write("train.py", TRAIN + "x = " + "1+" * 50_000 + "1\n")
+    project.commit("deep")
+    code, out, err = gate(project, "--format", "json", capsys=capsys)
+    data = json.loads(out)
+    assert "internal error" not in err
+    assert (code, data["verdict"]) == (0, "success")
+    (protected,) = [c for c in data["checks"] if c["name"] == "protected"]
+    kinds = [f["kind"] for f in protected["findings"]]
+    assert kinds == ["protected-parsed-as-text", "zone-touched"]
+
+
+def test_a_file_name_that_is_not_utf8_ends_in_a_report(
+    project: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project.root / "caf\xe9.py".encode("latin-1").decode("utf-8", "surrogateescape")).write_bytes(
+        b"x = 1  # NO_REFAC\n"
+    )
+    project.commit("odd name")
+    for fmt in ("text", "markdown", "json"):
+        code, out, err = gate(project, "--format", fmt, capsys=capsys)
+        assert code == 0, err
+        assert "internal error" not in err
+    assert "caf\\xe9.py" in out or "caf\\udce9.py" in out
 
 
 def test_unknown_check_in_only_is_a_usage_error(

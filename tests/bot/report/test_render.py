@@ -11,6 +11,7 @@ from gradgate.bot.report.render import (
     COMMENT_MARKER,
     STATUS_LIMIT,
     Report,
+    as_json,
     render,
     status_descriptions,
 )
@@ -196,3 +197,13 @@ def test_json_report_lists_every_check_with_its_outcome() -> None:
         3,
         "blocking",
     )
+
+
+def test_a_planned_check_without_a_result_is_shown_as_an_error_not_skipped() -> None:
+    planned = plan("models/a.py")  # protected and gradient run; no result came back
+    report = Report(verdict=verdict_for((), planned=[c.name for c in planned.to_run]), plan=planned)
+    assert report.verdict is Verdict.ERROR
+    outcomes = {c["name"]: c["outcome"] for c in as_json(report)["checks"]}
+    assert outcomes["protected"] == "error" and outcomes["gradient"] == "unavailable"
+    assert outcomes["checkpoint"] == "skipped"
+    assert "| 💥 error |" in render(report, "markdown")
