@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gradgate.bot.config.bounds import adopting, decode_config, read_config_file, refuse_entry
 from gradgate.bot.config.model import CONFIG_FILENAME, Config, config_hash, load_config
 from gradgate.bot.deadline import TimedOut, within
 from gradgate.bot.git.repository import GitRepository
@@ -21,7 +22,7 @@ from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckContext, CheckResult, Outcome, not_available
 from gradgate.checks.diff import FileChange
-from gradgate.checks.errors import ConfigError, GradgateError, UsageError
+from gradgate.checks.errors import GradgateError, UsageError
 
 Progress = Callable[[str], None]
 
@@ -60,22 +61,22 @@ class Planned:
 
 
 def read_policy(repo: GitRepository, request: Request, base_sha: str, head_sha: str) -> Policy:
-    """Step 1: the config comes from the base revision, never from the PR head (unless adopting)."""
+    """Step 1: the config comes from the base revision, never from the PR head (unless adopting).
+
+    Bounded before it is parsed (bot.config.bounds): size, file kind, encoding."""
     if request.config_file is not None:
-        try:
-            text = request.config_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read it: {exc}", source=str(request.config_file)) from exc
+        text = read_config_file(request.config_file)
         return _policy(text, ConfigOrigin.FILE, str(request.config_file))
     for origin, sha in ((ConfigOrigin.BASE, base_sha), (ConfigOrigin.HEAD, head_sha)):
-        raw = repo.read(sha, CONFIG_FILENAME)
-        if raw is not None:
+        entry = repo.entry(sha, CONFIG_FILENAME)
+        if entry is not None:
             source = f"{CONFIG_FILENAME} at {origin} {sha[:7]}"
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ConfigError("the file is not UTF-8 text", source=source) from exc
-            return _policy(text, origin, source)
+            refuse_entry(*entry, source)
+            raw = repo.read(sha, CONFIG_FILENAME) or b""
+            policy = _policy(decode_config(raw, source), origin, source)
+            if origin is ConfigOrigin.HEAD:  # adopting: the PR's config, the built-in floor kept
+                return Policy(adopting(policy.config), origin, policy.text, source)
+            return policy
     return Policy(Config(), ConfigOrigin.DEFAULT, "", "built-in defaults")
 
 

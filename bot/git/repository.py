@@ -134,6 +134,18 @@ class GitRepository:
             return None
         return bytes(data) if kind in (b"blob", "blob") else None  # bytes, though typed str
 
+    def entry(self, revision: str, path: str) -> tuple[int, int] | None:
+        """(mode, size) of what ``path`` names at ``revision`` (mode as git writes it: 0o100644 a
+        file, 0o120000 a symlink, 0o160000 a submodule, 0o40000 a directory), or None if absent.
+
+        For what must be checked before it is read: a symlink's blob is its target's name."""
+        try:
+            item = self._tree(revision).join(path)
+        except KeyError:
+            return None
+        size = int(item.size) if item.type == "blob" else 0
+        return int(item.mode), size
+
     def _read_from_tree(self, revision: str, path: str) -> bytes | None:
         """`cat-file --batch` reads one name per line, so such paths are looked up in the tree."""
         try:

@@ -95,6 +95,85 @@ def test_the_pr_that_adopts_gradgate_is_gated_by_its_own_config(
     assert "policy came from the change itself" in out
 
 
+def test_the_adopting_pr_cannot_switch_protection_off_for_itself(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.write("train.py", TRAIN)
+    repo.commit("base without gradgate")
+    repo.branch("pr")
+    repo.write(".gradgate.yml", "always: []\nchecks:\n  protected:\n    markers: [NOTHING]\n")
+    repo.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
+    repo.commit("adopt gradgate, switch it off, edit a protected line")
+    code, out, _ = gate(repo, capsys=capsys)
+    assert code == 1, out
+    assert "train.py:1" in out and "NO_REFAC" in out
+    assert "the built-in `always: [protected]` and its markers still apply" in out
+
+
+def test_a_config_that_is_a_symlink_in_git_is_refused(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.write("policy.yml", POLICY)
+    (repo.root / ".gradgate.yml").symlink_to("policy.yml")
+    repo.write("train.py", TRAIN)
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("train.py", TRAIN + "X = 1\n")
+    repo.commit("change")
+    code, out, _ = gate(repo, capsys=capsys)
+    assert code == 2
+    assert ".gradgate.yml at base" in out and "it is a symbolic link in git" in out
+
+
+def test_a_base_config_that_is_not_utf8_is_an_error_not_the_defaults(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.write(".gradgate.yml", "# caf\xe9\nalways: []\n".encode("latin-1"))
+    repo.write("train.py", TRAIN)
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
+    repo.commit("change")
+    code, out, _ = gate(repo, "--format", "json", capsys=capsys)
+    data = json.loads(out)
+    assert (code, data["verdict"]) == (2, "error")
+    assert "not UTF-8 text (byte 5)" in data["error"]
+    assert data["error"].startswith(".gradgate.yml at base")
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "symlink", "directory", "huge"])
+def test_a_config_file_that_is_not_a_plain_small_file_is_refused_quickly(
+    project: GitRepo, tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    target = tmp_path / "policy.yml"
+    if kind == "fifo":
+        os.mkfifo(target)  # nothing ever writes: reading it would block for ever
+    elif kind == "dev-zero":
+        target = Path("/dev/zero")
+    elif kind == "symlink":
+        (tmp_path / "real.yml").write_text(POLICY)
+        target.symlink_to(tmp_path / "real.yml")
+    elif kind == "directory":
+        target.mkdir()
+    else:
+        target.write_text("# padding\n" * 200_000)
+    project.write("train.py", TRAIN + "X = 1\n")
+    project.commit("change")
+    code, out, _ = gate(project, "--config", str(target), capsys=capsys)
+    assert code == 2
+    expected = {
+        "fifo": "not a regular file",
+        "dev-zero": "not a regular file",
+        "symlink": "it is a symbolic link; name the file it points to",
+        "directory": "it is a directory",
+        "huge": "over gradgate's 1 MB limit for a config",
+    }[kind]
+    assert f"{target}: invalid config: " in out and expected in out
+
+
 def test_config_outside_the_repo_is_used_with_config_flag(
     repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

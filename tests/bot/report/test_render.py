@@ -126,7 +126,14 @@ def test_rendered_report_matches_golden_file(name: str, fmt: str) -> None:
     golden = GOLDEN / f"{name}.{suffix}"
     rendered = render(CASES[name](), fmt)  # type: ignore[arg-type]
     if os.environ.get("GRADGATE_UPDATE_GOLDEN"):
+        changed = not golden.exists() or golden.read_text(encoding="utf-8") != rendered
         golden.write_text(rendered, encoding="utf-8")
+        # Fail anyway, so a regenerated golden file is always looked at before it passes.
+        pytest.fail(
+            f"GRADGATE_UPDATE_GOLDEN is set: rewrote {golden.name} "
+            f"({'changed' if changed else 'unchanged'}); review `git diff {golden}`, "
+            "then run the tests without it"
+        )
     assert rendered == golden.read_text(encoding="utf-8"), (
         f"regenerate with GRADGATE_UPDATE_GOLDEN=1 and review {golden}"
     )
