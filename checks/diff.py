@@ -44,6 +44,10 @@ class FileChange:
     binary: bool = False
     submodule: bool = False
     symlink: bool = False
+    # git's modes on each side ("100644" a file, "120000" a symlink, "160000" a submodule,
+    # "000000" absent); "" when not known (a diff read for names only).
+    old_mode: str = ""
+    new_mode: str = ""
 
     @property
     def paths(self) -> tuple[str, ...]:
