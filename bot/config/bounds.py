@@ -17,6 +17,7 @@ from pathlib import Path
 from gradgate.bot.config.model import Config
 from gradgate.checks.base import CheckSettings
 from gradgate.checks.errors import ConfigError
+from pydantic import BaseModel
 
 # Far above any real config (the 500-pattern benchmark config is 30 KB), far below what would
 # take YAML seconds to read: a config is a policy, not data.
@@ -89,7 +90,7 @@ def adopting(config: Config) -> Config:
     settings = config.settings_for("protected")
     floor = defaults.settings_for("protected")
     markers = getattr(settings, "markers", None)
-    checks = config.checks
+    checks: BaseModel = config.checks
     if markers is not None:
         kept = tuple(dict.fromkeys((*getattr(floor, "markers", ()), *markers)))
         protected: CheckSettings = settings.model_copy(update={"markers": kept})

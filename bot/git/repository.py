@@ -251,7 +251,7 @@ class GitRepository:
         options: tuple[str, ...] = ()
         env = None
         if isolated:
-            options = gitcmd.outside_worktree(self._repo.git_dir, _empty_dir())
+            options = gitcmd.outside_worktree(str(self._repo.git_dir), _empty_dir())
             env = {"GIT_INDEX_FILE": os.path.join(_empty_dir(), "index")}  # none: not read
         command = [self._repo.git.GIT_PYTHON_GIT_EXECUTABLE or "git", *gitcmd.CONFIG, *options]
         command += args

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from gradgate.checks.base import Finding, Severity
+from gradgate.checks.protected.lines import LineMap
 from gradgate.checks.protected.markers import Unit
 from gradgate.checks.protected.match import Fate, Pairing
 
@@ -19,14 +20,18 @@ ADDED = "protection-added"
 ZONE = "zone-touched"
 SKIPPED = "protected-file-skipped"
 AS_TEXT = "protected-parsed-as-text"
-MARKER_KINDS = frozenset({CHANGED, REMOVED, DELETED, MOVED, ADDED, AS_TEXT, SKIPPED})
+UNREADABLE = "protected-file-unreadable"
+REWRAPPED = "protected-context-changed"
+MARKER_KINDS = frozenset(
+    {CHANGED, REMOVED, DELETED, MOVED, ADDED, AS_TEXT, SKIPPED, UNREADABLE, REWRAPPED}
+)
 
 _WHAT_TO_DO = (
     "Revert the change, or remove the protection in a separate reviewed PR (or ask an owner)."
 )
 _MAX_DIFF_LINES = 40
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
-_MAX_DIFF_FILE_LINES = 20_000  # above this a region diff costs more than it tells
+_MAX_DIFF_INPUT = 400  # lines of a statement difflib is given: its cost grows with the square
 
 
 def finding_for(
@@ -37,6 +42,17 @@ def finding_for(
     guard = f"`{base.where}` is protected by `{base.marker}`"
     if fate is Fate.KEPT or (fate is Fate.MOVED and head is None):
         return None
+    if fate is Fate.REWRAPPED and head is not None:
+        return Finding(
+            kind=REWRAPPED,
+            severity=Severity.WARNING,
+            message=f"{guard}; the statement is unchanged, but it now runs {_under(head)} "
+            f"(before: {_under(base)}). Check that it still runs when it must.",
+            file=head.path,
+            line=head.marker_line,
+            details=_diff(base, head) or None,
+            revision="head",
+        )
     if fate is Fate.MOVED and head is not None:
         return Finding(
             kind=MOVED,
@@ -85,6 +101,10 @@ def finding_for(
     )
 
 
+def _under(unit: Unit) -> str:
+    return f"under {unit.context}" if unit.context else "directly in its scope"
+
+
 def added(unit: Unit) -> Finding:
     return Finding(
         kind=ADDED,
@@ -129,17 +149,40 @@ def parsed_as_text(path: str, revision: str, error: str) -> Finding:
     )
 
 
+def unreadable(path: str, revision: str, why: str, *, held: Unit | None) -> Finding:
+    """A file that held protected lines at base (``held``: the first) and cannot be compared."""
+    if held is None:  # the base itself cannot be read, but its bytes mention a marker
+        what = f"`{path}` mentions a marker at base, but {why} there"
+    else:
+        what = f"`{path}` held protected lines at base (the first at `{held.where}`), and at "
+        what += f"{revision} {why}"
+    return Finding(
+        kind=UNREADABLE,
+        severity=Severity.BLOCKING,
+        message=f"{what}, so gradgate cannot tell whether protected lines changed. Keep the "
+        "file UTF-8 text under the size limit (not binary, a symlink or a submodule), or "
+        "remove the protection in a separate reviewed PR (or ask an owner).",
+        file=path,
+        line=held.marker_line if held else None,
+        revision="base",
+    )
+
+
 def summary(findings: Iterable[Finding], *, checked: int, files: int) -> str:
     counts = Counter(f.kind for f in findings)
     blocking = [
         _count(counts[CHANGED], "protected line changed", "protected lines changed"),
         _count(counts[REMOVED], "protection removed", "protections removed"),
         _count(counts[DELETED], "protected line deleted", "protected lines deleted"),
+        _count(counts[UNREADABLE], "protected file unreadable", "protected files unreadable"),
     ]
     said = ", ".join(part for part in blocking if part)
     if said:
         return said[:140]
     moved = f"{counts[MOVED]} moved; " if counts[MOVED] else ""
+    if counts[REWRAPPED]:
+        moved += _count(counts[REWRAPPED], "under new control flow", "under new control flow")
+        moved += "; "
     statements = _count(checked, "checked", "checked") or "0 checked"
     in_files = f"{files} file" if files == 1 else f"{files} files"
     return f"no protected line changed ({moved}{statements} in {in_files})"[:140]
@@ -165,8 +208,8 @@ def _diff(base: Unit, head: Unit) -> str:
     """A unified diff of the two statements, numbered as lines of their files."""
     shift = (min(base.marker_line, base.start) - 1, min(head.marker_line, head.start) - 1)
     lines = difflib.unified_diff(
-        base.text.splitlines(),
-        head.text.splitlines(),
+        base.text.splitlines()[:_MAX_DIFF_INPUT],
+        head.text.splitlines()[:_MAX_DIFF_INPUT],
         f"base/{base.path}",
         f"head/{head.path}",
         lineterm="",
@@ -180,24 +223,15 @@ def _renumber(hunk: re.Match[str], shift: tuple[int, int]) -> str:
 
 
 def _region_diff(base: Unit, base_lines: Sequence[str], head_lines: Sequence[str]) -> str:
-    """The hunks of the whole-file diff that touch the unit's lines (marker included)."""
-    first, last = min(base.marker_line, base.start) - 1, base.end
-    if max(len(base_lines), len(head_lines)) > _MAX_DIFF_FILE_LINES:
-        return _cap([f"-{line}" for line in base_lines[first:last]])
-    matcher = difflib.SequenceMatcher(None, base_lines, head_lines, autojunk=False)
-    out = [f"--- base/{base.path}", f"+++ head/{base.path}"]
-    for group in matcher.get_grouped_opcodes(2):
-        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-        if i2 <= first or i1 >= last:
-            continue
-        out.append(f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@")
-        for tag, a1, a2, b1, b2 in group:
-            if tag == "equal":
-                out.extend(f" {line}" for line in base_lines[a1:a2])
-                continue
-            out.extend(f"-{line}" for line in base_lines[a1:a2])
-            out.extend(f"+{line}" for line in head_lines[b1:b2])
-    return _cap(out) if len(out) > 2 else ""
+    """The unit's lines (marker included) and the head lines they became, by the line map."""
+    first, last = min(base.marker_line, base.start), base.end
+    span = LineMap(base_lines, head_lines).span(first, last)
+    old = base_lines[first - 1 : last]
+    new = [] if span is None else head_lines[span[0] - 1 : span[1]]
+    at = f"+{span[0]},{len(new)}" if span else "+0,0"
+    out = [f"--- base/{base.path}", f"+++ head/{base.path}", f"@@ -{first},{len(old)} {at} @@"]
+    out += [f"-{line}" for line in old] + [f"+{line}" for line in new]
+    return _cap(out)
 
 
 def _cap(lines: list[str]) -> str:
