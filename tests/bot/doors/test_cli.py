@@ -467,3 +467,17 @@ def test_progress_names_only_the_steps_that_are_slow() -> None:
         step("running protected")
         time.sleep(0.6)
     assert stream.getvalue() == "gradgate: running protected…\n"
+
+
+def test_deleting_only_a_marker_comment_is_caught_even_without_always(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.write(".gradgate.yml", "always: []\n" + POLICY.replace("version: 1\n", ""))
+    repo.write("train.py", "# NO_REFAC\nRUNS = 3\n")
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("train.py", "RUNS = 3\n")
+    repo.commit("drop the marker: a comment-only change")
+    code, out, _ = gate(repo, capsys=capsys)
+    assert code == 1, out
+    assert "protection removed" in out
