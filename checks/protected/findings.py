@@ -39,7 +39,7 @@ def finding_for(
 ) -> Finding | None:
     """``head_lines`` is None when the PR deleted the file the unit lived in."""
     base, head, fate = pairing.base, pairing.head, pairing.fate
-    guard = f"`{base.where}` is protected by `{base.marker}`"
+    guard = f"{_code(base.where)} is protected by {_code(base.marker)}"
     if fate is Fate.KEPT or (fate is Fate.MOVED and head is None):
         return None
     if fate is Fate.REWRAPPED and head is not None:
@@ -57,14 +57,14 @@ def finding_for(
         return Finding(
             kind=MOVED,
             severity=Severity.NOTE,
-            message=f"{guard}; the statement moved unchanged to `{head.where}` and is still "
+            message=f"{guard}; the statement moved unchanged to {_code(head.where)} and is still "
             "protected there. Nothing to do unless the move itself needs review.",
             file=head.path,
             line=head.marker_line,
             revision="head",
         )
     if fate is Fate.EDITED and head is not None:
-        moved = "" if head.path == base.path else f" (now at `{head.where}`)"
+        moved = "" if head.path == base.path else f" (now at {_code(head.where)})"
         # A Python statement paired with a plain line (head no longer parses) diffs by region.
         same_shape = (base.kind == "line") == (head.kind == "line")
         return _blocking(
@@ -80,7 +80,7 @@ def finding_for(
         return _blocking(
             REMOVED,
             base,
-            f"The `{base.marker}` marker at `{base.where}` was removed{edited}{where}. "
+            f"The {_code(base.marker)} marker at {_code(base.where)} was removed{edited}{where}. "
             "Restore the marker; removing a protection needs its own reviewed PR (or an owner).",
             _diff(base, head),
         )
@@ -88,7 +88,7 @@ def finding_for(
         return _blocking(
             DELETED,
             base,
-            f"{guard}, and this PR deletes `{base.path}`. Keep the statement (moving it "
+            f"{guard}, and this PR deletes {_code(base.path)}. Keep the statement (moving it "
             "unchanged to another file is fine), or remove the protection in a separate "
             "reviewed PR (or ask an owner).",
             _cap([f"-{line}" for line in base.text.splitlines()]),
@@ -101,6 +101,16 @@ def finding_for(
     )
 
 
+def _code(value: object) -> str:
+    """``value`` between backticks as CommonMark pairs them: a fence longer than any backtick
+    run inside, so a file name holding a backtick cannot open or close a code span early."""
+    text = str(value)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _under(unit: Unit) -> str:
     return f"under {unit.context}" if unit.context else "directly in its scope"
 
@@ -109,8 +119,8 @@ def added(unit: Unit) -> Finding:
     return Finding(
         kind=ADDED,
         severity=Severity.NOTE,
-        message=f"New protection: `{unit.marker}` at `{unit.where}`; later changes to the "
-        "statement it marks will block.",
+        message=f"New protection: {_code(unit.marker)} at {_code(unit.where)}; later changes "
+        "to the statement it marks will block.",
         file=unit.path,
         line=unit.marker_line,
         revision="head",
@@ -118,13 +128,13 @@ def added(unit: Unit) -> Finding:
 
 
 def zone_touched(zone: str, paths: Sequence[str]) -> Finding:
-    named = ", ".join(f"`{p}`" for p in paths[:3])
+    named = ", ".join(f"{_code(p)}" for p in paths[:3])
     more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
     verb = "is" if len(paths) == 1 else "are"
     return Finding(
         kind=ZONE,
         severity=Severity.NOTE,
-        message=f"{named}{more} {verb} in protected zone `{zone}`; ask an owner to review.",
+        message=f"{named}{more} {verb} in protected zone {_code(zone)}; ask an owner to review.",
         file=paths[0] if paths else None,
     )
 
@@ -133,7 +143,7 @@ def skipped(path: str, why: str) -> Finding:
     return Finding(
         kind=SKIPPED,
         severity=Severity.NOTE,
-        message=f"`{path}` was not scanned for protected lines: {why}. Check it by hand.",
+        message=f"{_code(path)} was not scanned for protected lines: {why}. Check it by hand.",
         file=path,
     )
 
@@ -142,7 +152,7 @@ def parsed_as_text(path: str, revision: str, error: str) -> Finding:
     return Finding(
         kind=AS_TEXT,
         severity=Severity.NOTE,
-        message=f"`{path}` does not parse as Python at {revision} ({error}); its protected "
+        message=f"{_code(path)} does not parse as Python at {revision} ({error}); its protected "
         "lines were compared as text, so a pure reformat may show as a change.",
         file=path,
         revision=revision,
@@ -152,9 +162,10 @@ def parsed_as_text(path: str, revision: str, error: str) -> Finding:
 def unreadable(path: str, revision: str, why: str, *, held: Unit | None) -> Finding:
     """A file that held protected lines at base (``held``: the first) and cannot be compared."""
     if held is None:  # the base itself cannot be read, but its bytes mention a marker
-        what = f"`{path}` mentions a marker at base, but {why} there"
+        what = f"{_code(path)} mentions a marker at base, but {why} there"
     else:
-        what = f"`{path}` held protected lines at base (the first at `{held.where}`), and at "
+        first = _code(held.where)
+        what = f"{_code(path)} held protected lines at base (the first at {first}), and at "
         what += f"{revision} {why}"
     return Finding(
         kind=UNREADABLE,
