@@ -17,6 +17,7 @@ from typing import TextIO
 
 from gradgate.bot import __version__
 from gradgate.bot.report.verdict import Verdict
+from gradgate.bot.templates.escape import plain
 from gradgate.checks.errors import GradgateError, UsageError
 
 EXIT_ERROR = Verdict.ERROR.exit_code
@@ -205,14 +206,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except GradgateError as exc:
-        print(f"gradgate: error: {exc}", file=sys.stderr)
+        print(f"gradgate: error: {plain(exc, lines=True)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("gradgate: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
         print(
-            f"gradgate: internal error: {type(exc).__name__}: {exc}\n"
+            f"gradgate: internal error: {type(exc).__name__}: {plain(exc, lines=True)}\n"
             "This is a bug in gradgate; nothing was passed. "
             "Please report it with the command you ran.",
             file=sys.stderr,

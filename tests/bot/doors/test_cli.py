@@ -481,3 +481,12 @@ def test_deleting_only_a_marker_comment_is_caught_even_without_always(
     code, out, _ = gate(repo, capsys=capsys)
     assert code == 1, out
     assert "protection removed" in out
+
+
+def test_control_characters_in_an_error_are_shown_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["plan", "--repo", str(tmp_path / "no\x1b[2Jrepo")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "\x1b" not in err and "no\\x1b[2Jrepo" in err
