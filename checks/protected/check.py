@@ -53,7 +53,7 @@ class ProtectedSettings(CheckSettings):
     markers: tuple[Annotated[str, AfterValidator(_marker)], ...] = Field(
         default=("NO_REFAC", "DON'T TOUCH"),
         min_length=1,
-        description="Comment markers that protect the statement they annotate.",
+        description="Comment markers (a comment's first word) that protect what they annotate.",
     )
 
 
