@@ -1,86 +1,145 @@
-"""The starter `.gradgate.yml` that `gradgate init` proposes: zones guessed from a file list.
+"""The starter `.gradgate.yml` that `gradgate init` proposes: zones from what the repo's files say.
 
-starter_config(paths)   the commented file, rendered from templates/starter.gradgate.yml.j2
+starter_config(paths, read)   the commented file, rendered from templates/starter.gradgate.yml.j2
+
+``survey`` sorts the files (model code, training code, configs, docs), ``cover`` turns each set
+into a few patterns, ``codeowners`` names each zone's owners; this module decides the zones, the
+checks each requires (those this version cannot run yet are shown commented out) and the
+sentence that says why each zone was proposed.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+from gradgate.bot.config.codeowners import Owners
+from gradgate.bot.config.cover import cover, literal
 from gradgate.bot.config.model import Config
+from gradgate.bot.config.survey import Survey, survey
 from gradgate.bot.templates import render_template
+from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckSettings
 
-_MODEL_DIRS = {"model", "models"}
-_MODEL_FILE = re.compile(r"model(ing)?[^/]*\.py")
-_CONFIG_DIRS = {"configs", "config", "conf"}
-_DOC_DIRS = {"docs", "doc"}
-_SKIPPED_DIRS = {"tests", "test"}  # a `tests/models/` folder holds tests, not the model
 _LOOSE_YAML_LISTED = 10  # more loose YAML files than this: one glob per extension instead
-_SHOWN_CHECK = "protected"  # the only check with settings worth showing so far
+_SHOWN_CHECK = "protected"  # the check whose settings the starter file shows
+# Checks that run the model need `model:` (a factory) before they can run.
+_NEEDS_MODEL = frozenset({"gradient", "checkpoint"})
 
 
-def starter_config(paths: Sequence[str]) -> str:
+@dataclass(frozen=True, slots=True)
+class StarterZone:
+    name: str
+    why: str  # why it was proposed: "modules", "named", "training" or "config-docs"
+    counts: tuple[int, ...]  # the numbers the template words `why` with
+    paths: tuple[str, ...]  # quoted for YAML
+    checks: tuple[str, ...]  # required as written
+    waiting: tuple[tuple[str, str], ...]  # (check, why it is commented out)
+    owners: tuple[str, ...]  # quoted for YAML; empty: a commented hint instead
+
+
+def starter_config(paths: Sequence[str], read: Callable[[str], bytes | None] | None = None) -> str:
     """The commented `.gradgate.yml` that `gradgate init` writes for a repository whose tracked
-    files are `paths`: zones guessed from the model code, configs and docs it finds there."""
-    model, configs, docs = _guess(paths)
+    files are ``paths``, read with ``read`` (None: names only, no file is read)."""
+    found = survey(paths, read or _unread)
+    owners = Owners.read(read or _unread)
     return render_template(
         "starter.gradgate.yml.j2",
-        model=[_quoted(p) for p in model],
-        config_docs=[_quoted(p) for p in configs + docs] if configs and docs else [],
+        zones=_zones(found, paths, owners),
+        factory=_factory_hint(found),
         check=_SHOWN_CHECK,
         settings=_settings(_SHOWN_CHECK),
     )
 
 
-def _guess(paths: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
-    """Patterns for the model code, the configs and the docs found among `paths`."""
-    model_dirs: set[str] = set()
-    model_files: set[str] = set()
-    config_dirs: set[str] = set()
-    yaml_files: set[str] = set()
-    docs: set[str] = set()
-    for path in paths:
-        parts = path.split("/")
-        if any(p.startswith(".") or p in _SKIPPED_DIRS for p in parts):
-            continue  # .github/, .gradgate.yml, tests/
-        if (found := _first_dir(parts, _MODEL_DIRS)) is not None:
-            model_dirs.add(found)
-        elif _MODEL_FILE.fullmatch(parts[-1]):
-            model_files.add(path)
-        if (found := _first_dir(parts, _CONFIG_DIRS)) is not None:
-            config_dirs.add(found)
-        elif parts[-1].endswith((".yaml", ".yml")):
-            yaml_files.add(path)
-        if len(parts) > 1 and parts[0] in _DOC_DIRS:
-            docs.add(f"{parts[0]}/**")
-        elif parts[-1].upper().startswith("README"):
-            docs.add(parts[-1])  # unanchored on purpose: every README of that name
-    model = [f"{_literal(d)}/**" for d in sorted(model_dirs)] + sorted(map(_literal, model_files))
-    configs = [f"{_literal(d)}/**" for d in sorted(config_dirs)]
-    if len(yaml_files) > _LOOSE_YAML_LISTED:
-        configs += [*sorted({"*." + f.rsplit(".", 1)[1] for f in yaml_files}), "!.*"]
-    else:
-        configs += sorted(map(_literal, yaml_files))
-    return model, configs, sorted(docs, key=lambda d: (d.endswith("/**"), d))
-
-
-def _first_dir(parts: list[str], names: set[str]) -> str | None:
-    for depth, part in enumerate(parts[:-1]):
-        if part in names:
-            return "/".join(parts[: depth + 1])
+def _unread(_: str) -> bytes | None:
     return None
 
 
-def _literal(path: str) -> str:
-    """A gitignore pattern that matches exactly `path` from the repository root."""
-    # The leading `/` anchors it at the root and makes a leading `!` or `#` literal.
-    escaped = re.sub(r"([\\*?\[\]])", r"\\\1", path)
-    if escaped.endswith(" "):
-        escaped = escaped[:-1] + "\\ "
-    return f"/{escaped}"
+def _factory_hint(found: Survey) -> str:
+    """Where the `model:` example points: a module of the model code found, if any."""
+    first = next(iter(found.model), None)
+    if first is None:
+        return "your_package.model:build_model"
+    module = first.removeprefix("src/").removesuffix(".py").removesuffix("/__init__")
+    return f"{module.replace('/', '.')}:build_model"
+
+
+def _zones(found: Survey, paths: Sequence[str], owners: Owners) -> list[StarterZone]:
+    zones = []
+    model = list(found.model) or _model_by_name(found.python)
+    why: tuple[str | int, ...]
+    if model:
+        why = ("modules" if found.model else "named", len(model))
+        patterns = cover(model, found.python, suffix=".py")
+        wanted = ("protected", "gradient", "checkpoint")
+        zones.append(_zone("model-core", why, patterns, wanted, model, owners))
+    if found.training:
+        why = ("training", len(found.training))
+        patterns = cover(found.training, found.python, suffix=".py")
+        zones.append(_zone("training", why, patterns, ("protected", "api-contract"),
+                           found.training, owners))  # fmt: skip
+    configs, docs = _config_patterns(found.configs), _doc_patterns(found.docs)
+    if docs:  # the docs are checked even without configs: their imports and commands
+        why = ("config-docs", len(found.configs), len(found.docs))
+        zones.append(_zone("config-docs", why, configs + docs, ("config-docs",),
+                           [*found.configs, *found.docs], owners))  # fmt: skip
+    return zones
+
+
+def _zone(
+    name: str,
+    why: tuple[str | int, ...],
+    patterns: list[str],
+    wanted: tuple[str, ...],
+    files: Sequence[str],
+    owners: Owners,
+) -> StarterZone:
+    checks, waiting = [], []
+    for check in wanted:
+        if not REGISTRY[check].available:
+            waiting.append((check, "not yet available in this version of gradgate"))
+        elif check in _NEEDS_MODEL:
+            waiting.append((check, "set `model:` above first"))
+        else:
+            checks.append(check)
+    return StarterZone(
+        name=name,
+        why=str(why[0]),
+        counts=tuple(int(n) for n in why[1:]),
+        paths=tuple(_quoted(p) for p in patterns),
+        checks=tuple(checks),
+        waiting=tuple(waiting),
+        owners=tuple(_quoted(o) for o in owners.common(files)),
+    )
+
+
+def _model_by_name(python: Sequence[str]) -> list[str]:
+    """Without file contents: files named like model code, or inside a `models/` folder."""
+    return [
+        p
+        for p in python
+        if {"model", "models"} & set(p.split("/")[:-1])
+        or p.rsplit("/", 1)[-1].startswith(("model", "modeling"))
+    ]
+
+
+def _config_patterns(configs: Sequence[str]) -> list[str]:
+    dirs = sorted({p.split("/")[0] for p in configs if "/" in p and p.split("/")[0] in
+                   ("configs", "config", "conf")})  # fmt: skip
+    loose = sorted(p for p in configs if p.split("/")[0] not in dirs)
+    patterns = [f"/{literal(d)}/**" for d in dirs]
+    if len(loose) > _LOOSE_YAML_LISTED:
+        return [*patterns, *sorted({"*." + f.rsplit(".", 1)[1] for f in loose}), "!.*"]
+    return patterns + [f"/{literal(p)}" for p in loose]
+
+
+def _doc_patterns(docs: Sequence[str]) -> list[str]:
+    folders = sorted({f"{p.split('/')[0]}/**" for p in docs if p.startswith(("docs/", "doc/"))})
+    readmes = sorted({p.rsplit("/", 1)[-1] for p in docs if "/" not in p or not
+                      p.startswith(("docs/", "doc/"))})  # fmt: skip
+    return readmes + folders  # a README name unanchored on purpose: every README of that name
 
 
 def _quoted(text: str) -> str:

@@ -33,11 +33,15 @@ class Limits:
     zones: int  # touched zones listed
     paths: int  # paths listed per zone
     chars: int  # characters of any one value (message, path, line of a diff)
+    lines: int = 60  # lines of any one finding's details
 
 
+_ALL = 10**9
 TEXT_LIMITS = Limits(findings=200, details=True, zones=50, paths=5, chars=2_000)
-# Markdown: tried in order until the body fits BODY_LIMIT.
+# Markdown: tried in order until the body fits the limit (BODY_LIMIT unless the caller splits
+# bodies into several comments and allows more); the first shows everything.
 MARKDOWN_LIMITS = (
+    Limits(findings=_ALL, details=True, zones=_ALL, paths=10, chars=_ALL, lines=_ALL),
     Limits(findings=50, details=True, zones=20, paths=10, chars=1_000),
     Limits(findings=20, details=True, zones=10, paths=5, chars=500),
     Limits(findings=10, details=False, zones=5, paths=3, chars=300),
@@ -132,14 +136,16 @@ def _context(report: Report, fmt: str, limits: Limits) -> dict[str, Any]:
     }
 
 
-def render(report: Report, fmt: Format) -> str:
+def render(report: Report, fmt: Format, *, limit: int | None = BODY_LIMIT) -> str:
+    """``limit``: the most characters a markdown body may have (None: no bound, for a caller
+    that splits it itself); the report shrinks until it fits, verdict and first failures kept."""
     if fmt == "json":
         return json.dumps(as_json(report), indent=2) + "\n"
     if fmt == "text":
         return render_template("report.txt.j2", **_context(report, fmt, TEXT_LIMITS))
     for limits in MARKDOWN_LIMITS:
         body = render_template("comment.md.j2", **_context(report, fmt, limits))
-        if len(body) <= BODY_LIMIT:
+        if limit is None or len(body) <= limit:
             break
     return body
 
@@ -186,6 +192,7 @@ def as_json(report: Report) -> dict[str, Any]:
                         "line": f.line,
                         "message": f.message,
                         "details": f.details,
+                        "details_lang": f.details_lang,
                         "revision": f.revision,
                     }
                     for f in (row.result.findings if row.result else ())

@@ -60,6 +60,9 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    # The format the shared words (`_words.j2`) quote values for; a template imports them `with
+    # context` and sets `fmt` to say otherwise.
+    env.globals["fmt"] = "text"
     env.filters.update(
         fence=_fence,
         cut=_cut,
@@ -79,3 +82,26 @@ def _environment() -> jinja2.Environment:
 
 def render_template(name: str, **values: Any) -> str:
     return _environment().get_template(name).render(**values)
+
+
+@cache
+def _workflow_environment() -> jinja2.Environment:
+    # GitHub Actions writes its own expressions as ${{ ... }}: workflow templates mark gradgate's
+    # values with << ... >> instead, so GitHub's stay verbatim.
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        variable_start_string="<<",
+        variable_end_string=">>",
+        block_start_string="<%",
+        block_end_string="%>",
+        comment_start_string="<#",
+        comment_end_string="#>",
+    )
+
+
+def render_workflow(name: str, **values: Any) -> str:
+    """A GitHub Actions workflow template (``*.yml.j2``), whose placeholders are ``<< name >>``."""
+    return _workflow_environment().get_template(name).render(**values)

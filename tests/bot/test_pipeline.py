@@ -106,3 +106,51 @@ def test_an_in_process_check_past_its_timeout_is_an_error_naming_check_and_limit
     assert "`protected` did not finish within its limit of 0.5 s" in result.summary
     assert "checks.protected.timeout_s" in result.summary
     assert report.verdict is Verdict.ERROR
+
+
+class Recording:
+    """Stands in for `protected` and remembers the interpreter each run was given."""
+
+    name: ClassVar[str] = "protected"
+    title: ClassVar[str] = "Protected lines"
+    settings_model: ClassVar[type[CheckSettings]] = CheckSettings
+    runs_user_code: ClassVar[bool] = False
+    available: ClassVar[bool] = True
+
+    def __init__(self) -> None:
+        self.pythons: list[str | None] = []
+
+    def run(self, ctx: CheckContext) -> CheckResult:
+        self.pythons.append(ctx.python)
+        return CheckResult(check=self.name, outcome=Outcome.PASS, summary="ok")
+
+
+@pytest.mark.parametrize(
+    ("configured", "given", "expected"),
+    [
+        (None, None, None),  # gradgate's own interpreter
+        ("python3.10", None, "python3.10"),  # a command on PATH stays a command
+        ("/opt/env/bin/python", None, "/opt/env/bin/python"),
+        (".venv/bin/python", None, "{root}/.venv/bin/python"),  # relative to the repo root
+        (".venv/bin/python", "/usr/bin/python3", "/usr/bin/python3"),  # --python wins
+    ],
+)
+def test_checks_get_the_interpreter_from_the_request_else_the_config(
+    repo: GitRepo,
+    pr: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    configured: str | None,
+    given: str | None,
+    expected: str | None,
+) -> None:
+    if configured is not None:
+        repo.checkout("main")
+        repo.write(".gradgate.yml", f"python: {configured}\n")
+        repo.commit("policy")
+        repo.checkout("pr")
+        repo.git("rebase", "-q", "main")
+    recording = Recording()
+    monkeypatch.setitem(checks.REGISTRY, "protected", recording)
+    run_request(Request(repo_path=pr, base="main", head="pr", python=given))
+    root = str(pr.resolve())
+    assert recording.pythons == [None if expected is None else expected.format(root=root)]

@@ -9,6 +9,7 @@ import pytest
 import yaml
 from gradgate.bot.config.model import Config, load_config
 from gradgate.bot.config.starter import starter_config
+from gradgate.checks import REGISTRY
 
 NANOGPT = [
     ".github/workflows/ci.yml",
@@ -34,13 +35,17 @@ NANOGPT = [
             NANOGPT,
             [
                 ("model-core", ("/model.py",), ("protected",)),
-                ("config-docs", ("/config/**", "/configs/**", "README.md", "docs/**"), ()),
+                (
+                    "config-docs",
+                    ("/config/**", "/configs/**", "README.md", "docs/**"),
+                    ("config-docs",),
+                ),
             ],
             id="nanogpt-like",
         ),
         pytest.param(
             ["src/pkg/models/gpt.py", "src/pkg/models/layers/attn.py", "src/pkg/modeling_bert.py"],
-            [("model-core", ("/src/pkg/models/**", "/src/pkg/modeling_bert.py"), ("protected",))],
+            [("model-core", ("/src/**/*.py",), ("protected",))],
             id="models-package-no-docs",
         ),
         pytest.param(
@@ -50,7 +55,7 @@ NANOGPT = [
         ),
         pytest.param(
             ["README.md", *(f"exp/run{i}.yaml" for i in range(11)), ".github/ci.yaml"],
-            [("config-docs", ("*.yaml", "!.*", "README.md"), ())],
+            [("config-docs", ("*.yaml", "!.*", "README.md"), ("config-docs",))],
             id="many-loose-yaml-files",
         ),
         pytest.param(
@@ -61,8 +66,8 @@ NANOGPT = [
                     (
                         "/!odd/model.py",
                         "/#hash/model.py",
-                        "/model \\[v2\\].py",
                         "/trailing /model.py",
+                        "/model \\[v2\\].py",
                     ),
                     ("protected",),
                 )
@@ -71,7 +76,7 @@ NANOGPT = [
         ),
     ],
 )
-def test_starter_config_loads_and_guesses_zones_from_the_files(
+def test_without_file_contents_zones_are_guessed_from_names(
     paths: list[str], zones: list[tuple[str, tuple[str, ...], tuple[str, ...]]]
 ) -> None:
     config = load_config(starter_config(paths), source="starter")
@@ -95,13 +100,19 @@ def test_starter_config_zone_patterns_match_exactly_the_files_they_were_guessed_
     assert [p for p in [*paths, "model v.py", "x/!odd/model.py"] if spec.match_file(p)] == paths
 
 
-def test_starter_config_lists_the_model_checks_commented_out_as_not_yet_available() -> None:
+def test_checks_it_cannot_run_yet_are_commented_out_with_the_reason() -> None:
     text = starter_config(["models/gpt.py", "configs/a.yaml", "README.md"])
 
-    assert "      - protected\n      # Not yet available in this version of gradgate" in text
-    assert re.search(r"^      # - gradient +# ", text, re.M)
-    assert re.search(r"^      # - checkpoint +# ", text, re.M)
-    assert re.search(r"^    #   - config-docs +# ", text, re.M)
+    for check, indent in (
+        ("gradient", "      "),
+        ("checkpoint", "      "),
+        ("config-docs", "    #   "),
+    ):
+        if REGISTRY[check].available:
+            continue
+        assert re.search(rf"^{indent}# - {check}  # not yet available", text, re.M) or re.search(
+            rf"^{indent}- {check}  # not yet available", text, re.M
+        ), check
 
 
 def test_starter_config_always_shows_the_markers_block_with_the_defaults() -> None:
@@ -124,3 +135,126 @@ def test_starter_config_explains_every_line(paths: list[str]) -> None:
         # a top-level key: a comment sits right above it
         assert lines[number - 1].startswith("#"), f"line {number + 1} `{line}` is not explained"
     assert all(len(line) <= 100 for line in lines)
+
+
+# --- repositories with contents: what the files say, not only their names ----------------
+
+MODULE = (
+    "import torch.nn as nn\n\n\nclass {name}({base}):\n"
+    "    def forward(self, x):\n        return x\n"
+)
+TRAIN_LOOP = (
+    "for batch in data:\n    loss = model(batch).sum()\n    loss.backward()\n    optimizer.step()\n"
+)
+
+
+def nanogpt_flat() -> dict[str, str]:
+    """Flat nanoGPT: model.py at the root, config/*.py, train.py, README; no package."""
+    return {
+        "model.py": MODULE.format(name="GPT", base="nn.Module")
+        + MODULE.format(name="Block", base="nn.Module").split("\n", 1)[1],
+        "train.py": "from model import GPT\n" + TRAIN_LOOP,
+        "sample.py": "from model import GPT\nprint(GPT())\n",
+        "config/train_gpt2.py": "batch_size = 12\n",
+        "config/finetune.py": "learning_rate = 3e-5\n",
+        "README.md": "# nanoGPT\n",
+        "data/prepare.py": "import numpy\n",
+        ".github/CODEOWNERS": "* @karpathy\n",
+    }
+
+
+def src_library() -> dict[str, str]:
+    """A src-layout library with no models/ folder: the whole package is model code."""
+    files = {
+        "pyproject.toml": '[project]\nname = "vector-quantize"\n',
+        "src/vector_quantize/__init__.py": "from .vq import VectorQuantize\n",
+        "src/vector_quantize/utils.py": "def exists(x):\n    return x is not None\n",
+        "README.md": "# VQ\n",
+        "docs/usage.md": "Use it.\n",
+        "docs/api.mdx": "API\n",
+        "tests/test_vq.py": MODULE.format(name="Fake", base="nn.Module"),
+        "CODEOWNERS": "* @lucid\nsrc/vector_quantize/fsq.py @fsq-team\n",
+    }
+    for name in ("vq", "fsq", "lfq", "residual", "codebook"):
+        base = "nn.Module" if name == "codebook" else "Codebook"
+        files[f"src/vector_quantize/{name}.py"] = MODULE.format(name=name.title(), base=base)
+    return files
+
+
+EXAMPLES = ("mnist", "word_language_model", "dcgan")
+
+
+def examples_monorepo() -> dict[str, str]:
+    """pytorch/examples: one folder per example, each with its model and its training script."""
+    files = {"README.md": "# examples\n", "docs/source/index.md": "Examples\n"}
+    for example in EXAMPLES:
+        files[f"{example}/main.py"] = "import torch\n" + TRAIN_LOOP
+        files[f"{example}/model.py"] = MODULE.format(name="Net", base="torch.nn.Module")
+        files[f"{example}/README.md"] = f"# {example}\n"
+    files["mnist/config.yaml"] = "epochs: 14\n"
+    files[".github/CODEOWNERS"] = "mnist/ @mnist-owner\n*.md @docs-team\n"
+    return files
+
+
+def proposed(files: dict[str, str]) -> Config:
+    data = {path: text.encode() for path, text in files.items()}
+    return load_config(starter_config(sorted(data), data.get), source="starter")
+
+
+def covered(config: Config, zone: str, paths: list[str]) -> set[str]:
+    patterns = next(z.paths for z in config.zones if z.name == zone)
+    spec = pathspec.GitIgnoreSpec.from_lines(patterns)
+    return {p for p in paths if spec.match_file(p)}
+
+
+@pytest.mark.parametrize(
+    ("files", "model", "training", "docs"),
+    [
+        pytest.param(nanogpt_flat(), {"model.py"}, {"train.py"},
+                     {"README.md", "config/train_gpt2.py", "config/finetune.py"}, id="nanogpt"),
+        pytest.param(src_library(), {f"src/vector_quantize/{n}.py" for n in
+                                     ("vq", "fsq", "lfq", "residual", "codebook")},
+                     None, {"README.md", "docs/usage.md", "docs/api.mdx"}, id="src-library"),
+        pytest.param(examples_monorepo(), {f"{e}/model.py" for e in EXAMPLES},
+                     {f"{e}/main.py" for e in EXAMPLES},
+                     {"README.md", "mnist/README.md", "mnist/config.yaml"}, id="examples-monorepo"),
+    ],
+)  # fmt: skip
+def test_zones_cover_the_model_training_and_doc_files_and_nothing_from_tests(
+    files: dict[str, str], model: set[str], training: set[str] | None, docs: set[str]
+) -> None:
+    config = proposed(files)
+    paths = sorted(files)
+
+    assert model <= covered(config, "model-core", paths)
+    assert not {p for p in covered(config, "model-core", paths) if not p.endswith(".py")}
+    assert not {p for p in covered(config, "model-core", paths) if p.startswith("tests/")}
+    if training is None:
+        assert "training" not in {z.name for z in config.zones}
+    else:
+        assert covered(config, "training", paths) == training
+    assert docs <= covered(config, "config-docs", paths)
+
+
+def test_a_file_whose_class_derives_from_a_repo_module_class_is_model_code() -> None:
+    config = proposed(src_library())
+    # Vq, Fsq... derive from the repo's own Codebook, which derives from nn.Module.
+    assert "src/vector_quantize/vq.py" in covered(config, "model-core", sorted(src_library()))
+
+
+def test_owners_come_from_codeowners_for_the_files_of_each_zone() -> None:
+    by_zone = {z.name: z.owners for z in proposed(examples_monorepo()).zones}
+    assert by_zone["training"] == ("@mnist-owner",)
+    assert by_zone["config-docs"][0] == "@docs-team"
+    lib = {z.name: z.owners for z in proposed(src_library()).zones}
+    assert set(lib["model-core"]) == {"@lucid", "@fsq-team"}
+
+
+def test_each_zone_says_why_it_was_proposed() -> None:
+    files = nanogpt_flat()
+    data = {path: text.encode() for path, text in files.items()}
+    text = starter_config(sorted(data), data.get)
+    assert "# model-core: proposed because 1 file defines nn.Module subclasses." in text
+    assert "# training: proposed because 1 file calls backward() or an optimizer's step()." in text
+    assert "# config-docs: proposed because 2 config files and 1 doc" in text
+    assert '#   entrypoint: "model:build_model"' in text

@@ -358,6 +358,20 @@ def test_init_never_overwrites_an_existing_config(
     assert (repo.root / ".gradgate.yml").read_text() == "# mine\n"
 
 
+def test_init_print_shows_the_proposal_from_the_files_contents_and_writes_nothing(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.write(".gradgate.yml", "# mine\n")
+    repo.write("net.py", "import torch.nn as nn\n\n\nclass Net(nn.Module):\n    pass\n")
+    repo.write("fit.py", "loss.backward()\n")
+    repo.commit("code")
+    assert main(["init", "--repo", str(repo.root), "--print"]) == 0
+    out = capsys.readouterr().out
+    assert '- "/net.py"' in out  # not named like a model: found by its nn.Module subclass
+    assert '- "/fit.py"' in out
+    assert (repo.root / ".gradgate.yml").read_text() == "# mine\n"
+
+
 def test_schema_is_json_with_the_yaml_spellings(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)
@@ -490,3 +504,15 @@ def test_control_characters_in_an_error_are_shown_escaped(
     err = capsys.readouterr().err
     assert code == 2
     assert "\x1b" not in err and "no\\x1b[2Jrepo" in err
+
+
+def test_python_comes_from_the_flag_else_gradgate_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gradgate.bot.doors.cli import _parser
+
+    monkeypatch.setenv("GRADGATE_PYTHON", "/envs/train/bin/python")
+    assert _parser().parse_args(["check"]).python == "/envs/train/bin/python"
+    assert _parser().parse_args(["check", "--python", "py3"]).python == "py3"
+    monkeypatch.delenv("GRADGATE_PYTHON")
+    assert _parser().parse_args(["plan"]).python is None
