@@ -18,7 +18,8 @@ from gradgate.bot.report.render import (
 from gradgate.bot.report.verdict import Verdict, verdict_for
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity, not_available
 
-GOLDEN = Path(__file__).parent / "golden"
+# GRADGATE_GOLDEN_DIR: another folder of golden files (the test of the update switch uses a copy).
+GOLDEN = Path(os.environ.get("GRADGATE_GOLDEN_DIR") or Path(__file__).parent / "golden")
 BASE = "1111111" + "a" * 33
 HEAD = "2222222" + "b" * 33
 
@@ -214,3 +215,28 @@ def test_a_planned_check_without_a_result_is_shown_as_an_error_not_skipped() -> 
     assert outcomes["protected"] == "error" and outcomes["gradient"] == "unavailable"
     assert outcomes["checkpoint"] == "skipped"
     assert "| 💥 error |" in render(report, "markdown")
+
+
+def test_updating_golden_files_rewrites_them_and_still_fails_the_run(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    golden = tmp_path / "golden"
+    shutil.copytree(GOLDEN, golden)
+    (golden / "failure.md").write_text("stale\n", encoding="utf-8")
+    env = {**os.environ, "GRADGATE_UPDATE_GOLDEN": "1", "GRADGATE_GOLDEN_DIR": str(golden)}
+    only = ("-k", "matches_golden_file")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, *only],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode != 0, done.stdout  # a regenerated golden is always looked at
+    assert "GRADGATE_UPDATE_GOLDEN is set: rewrote failure.md (changed)" in done.stdout
+    assert "rewrote success-adopting.md (unchanged)" in done.stdout
+    for path in GOLDEN.iterdir():  # the copy now holds what the code renders
+        assert (golden / path.name).read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
