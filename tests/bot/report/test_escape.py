@@ -15,6 +15,7 @@ from gradgate.bot.templates.escape import md_cell, md_code, md_escape, md_text, 
         ("caf\udce9", "caf\\xe9"),  # a byte that is not UTF-8, carried as a surrogate
         ("\udc80\udcff", "\\x80\\xff"),
         ("\ud800", "\\ud800"),
+        ("\udd00", "\\udd00"),  # a surrogate that stands for no byte
         ("abc\u202edef", "abc\\u202edef"),  # a bidi override ("Trojan source")
         ("zero\u200bwidth", "zero\\u200bwidth"),
         ("é ✅ 中", "é ✅ 中"),  # ordinary text stays as it is
@@ -66,6 +67,9 @@ def test_md_escape_renders_a_value_as_itself(value: str, shown: str) -> None:
         ("``a`b.py`` moved", "``a`b.py`` moved"),
         ("an unmatched ` stays <text>", "an unmatched \\` stays &lt;text&gt;"),
         ("@team see `@team`", "@\u200bteam see `@team`"),
+        ("x `` y ` z ```", "x \\`\\` y \\` z \\`\\`\\`"),  # no run closes: all literal
+        ("`` and `b`", "\\`\\` and `b`"),  # an unmatched run before a span
+        ("`X `", "`X`"),
     ],
 )
 def test_md_text_keeps_code_spans_and_escapes_the_rest(message: str, shown: str) -> None:
