@@ -23,16 +23,31 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
-def _program(source: bytes) -> str | None:
+def parse_python(source: bytes) -> ast.Module | None:
+    """The syntax tree, or None when the source is not Python this interpreter can parse."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. SyntaxWarning for odd escapes in user code
-            tree = ast.parse(source)
-        # ast.dump recurses too: `1+1+...` nested past the recursion limit is not provably the
-        # same program, and never an internal error of the plan.
-        return ast.dump(_without_docstrings(tree), include_attributes=False)
+            return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def program(tree: ast.Module) -> str:
+    """What the tree runs, docstrings aside (removes them from ``tree`` itself).
+
+    ast.dump recurses: a tree nested past the recursion limit (`1+1+...` 2,000 deep parses,
+    and does not dump) is not provably the same as anything, and never an internal error of
+    the plan: it gets a text no other tree has."""
+    try:
+        return ast.dump(_without_docstrings(tree), include_attributes=False)
+    except (RecursionError, MemoryError):
+        return f"<too deep to compare: {id(tree)}>"
+
+
+def _program(source: bytes) -> str | None:
+    tree = parse_python(source)
+    return None if tree is None else program(tree)
 
 
 def same_program(path: str, old: bytes | None, new: bytes | None) -> bool:
