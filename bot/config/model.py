@@ -22,11 +22,11 @@ from gradgate.bot.config.errors import (
     top_level_problem,
     validation_problems,
 )
+from gradgate.bot.config.patterns import gitignore_regex
 from gradgate.bot.config.yaml_lines import read_marked
 from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckSettings
 from gradgate.checks.model.spec import ModelSpec
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -60,10 +60,12 @@ def _gitignore_pattern(pattern: str) -> str:
     try:
         if not pattern:  # from_lines skips "" (it would match nothing); a zone must not
             raise ValueError(pattern)
-        compiled = GitIgnoreSpecPattern(pattern)
+        regex, include = gitignore_regex(pattern)
+        if regex is not None:
+            re.compile(regex)  # as GitIgnoreSpecPattern(pattern) would
     except (ValueError, re.error):  # re.error for [z-a]
         raise ValueError(f"`{pattern}` is not a valid gitignore pattern") from None
-    if compiled.include is None:  # gitignore syntax silently ignores the line
+    if include is None:  # gitignore syntax silently ignores the line
         if not pattern.strip():
             raise ValueError("a pattern must not be blank")
         if pattern.startswith("#"):

@@ -40,7 +40,29 @@ def _request(args: argparse.Namespace) -> Request:
         only=only,
         python=args.python,
         sandbox_default=getattr(args, "sandbox", "auto"),
+        options=_options(args),
     )
+
+
+def _options(args: argparse.Namespace) -> tuple[str, ...]:
+    """The options that change the result, for the report's re-run hint: as typed, except an
+    absolute path below the current directory, which is shown relative to it."""
+    out: list[str] = []
+    if args.repo != Path("."):
+        out += ["--repo", _shown(args.repo)]
+    if args.config is not None:
+        out += ["--config", _shown(args.config)]
+    for name in args.only or ():
+        out += ["--only", name]
+    if getattr(args, "sandbox", "auto") != "auto":
+        out += ["--sandbox", args.sandbox]
+    return tuple(out)
+
+
+def _shown(path: Path) -> str:
+    if path.is_absolute() and path.is_relative_to(Path.cwd()):
+        return str(path.relative_to(Path.cwd()))
+    return str(path)
 
 
 def _default_base(repo_path: Path, head: str) -> str:

@@ -38,8 +38,14 @@ CONFIG = Config.model_validate(
 )
 
 
-def plan(*paths: str, origin: ConfigOrigin = ConfigOrigin.BASE) -> Plan:
-    return make_plan(CONFIG, paths, changed_files=len(paths), config_origin=origin)
+def plan(
+    *paths: str,
+    origin: ConfigOrigin = ConfigOrigin.BASE,
+    unmatched: dict[str, tuple[str, ...]] | None = None,
+) -> Plan:
+    return make_plan(
+        CONFIG, paths, changed_files=len(paths), config_origin=origin, unmatched=unmatched
+    )
 
 
 PROTECTED_FAIL = CheckResult(
@@ -56,6 +62,8 @@ PROTECTED_FAIL = CheckResult(
             line=3,
             revision="base",
             details='-ROOT = "data/v3"  # NO_REFAC\n+ROOT = "data/v4"  # NO_REFAC',
+            head_file="models/io.py",
+            head_line=4,
         ),
         Finding(
             kind="zone-touched",
@@ -72,7 +80,12 @@ def failing_report() -> Report:
     return Report(
         verdict=verdict_for(results),
         results=results,
-        plan=plan("models/io.py", "models/net.py", ".gradgate.yml"),
+        plan=plan(
+            "models/io.py",
+            "models/net.py",
+            ".gradgate.yml",
+            unmatched={"docs": ("README.md",)},  # renamed to README.rst, say
+        ),
         base_sha=BASE,
         head_sha=HEAD,
         base_ref="main",
@@ -101,6 +114,7 @@ def passing_report() -> Report:
         head_sha=HEAD,
         config_hash="abc123def456",
         config_source=".gradgate.yml at head 2222222",
+        options=("--repo", "../tiny model", "--only", "protected"),
     )
 
 
