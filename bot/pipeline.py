@@ -13,16 +13,26 @@ from pathlib import Path
 from gradgate.bot.config.model import CONFIG_FILENAME, Config, config_hash, load_config
 from gradgate.bot.git.repository import GitRepository
 from gradgate.bot.plan.comment_only import MAX_FILES, same_program
-from gradgate.bot.plan.plan import ConfigOrigin, Plan, changed_paths, make_plan, zones_for_check
+from gradgate.bot.plan.plan import (
+    ConfigOrigin,
+    Plan,
+    PlannedCheck,
+    changed_paths,
+    make_plan,
+    zones_for_check,
+)
 from gradgate.bot.plan.zones import ZoneMatcher
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks import REGISTRY
-from gradgate.checks.base import CheckContext, CheckResult, Outcome, not_available
+from gradgate.checks.base import CheckContext, CheckResult, CheckSettings, Outcome, not_available
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import ConfigError, GradgateError
 
 Progress = Callable[[str], None]
+# Step 5's gate (App mode): a planned check and its settings -> why it must wait instead of
+# running now (the words for its status), or None to run it.
+Hold = Callable[[PlannedCheck, CheckSettings], str | None]
 
 
 def _quiet(_: str) -> None:
@@ -38,6 +48,7 @@ class Request:
     only: tuple[str, ...] | None = None
     pr_number: int | None = None
     python: str | None = None  # --python / GRADGATE_PYTHON: runs user code; beats `python:`
+    user_code: bool = True  # False: the PR's code may not run (App mode, untrusted author)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,21 +181,32 @@ def interpreter(request: Request, config: Config, repo_root: Path) -> str | None
     return str(repo_root / configured)
 
 
-def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
-    """Steps 1-7. Raises GradgateError only before a plan exists; doors turn it into a report."""
+def run_request(
+    request: Request, *, progress: Progress = _quiet, hold: Hold | None = None
+) -> Report:
+    """Steps 1-7. Raises GradgateError only before a plan exists; doors turn it into a report.
+
+    ``hold`` (App mode) may keep a check waiting instead of running it now.
+    """
     planned = plan_request(request, for_checks=True, progress=progress)
     results = []
     python = interpreter(request, planned.policy.config, planned.repo.root)
     for check in planned.plan.to_run:  # 5 run
+        settings = planned.policy.config.settings_for(check.name)
+        waiting = hold(check, settings) if hold is not None else None
+        if waiting is not None:
+            results.append(CheckResult(check=check.name, outcome=Outcome.WAITING, summary=waiting))
+            continue
         progress(f"running {check.name}")
         ctx = CheckContext(
             base_sha=planned.base_sha,
             head_sha=planned.head_sha,
             changes=planned.changes,
             source=planned.repo,
-            settings=planned.policy.config.settings_for(check.name),
+            settings=settings,
             zones=zones_for_check(planned.plan, check.name),
             python=python,
+            user_code=request.user_code,
         )
         results.append(run_check(check.name, ctx))
     return Report(  # 6 verdict, 7 report (rendered by the door)

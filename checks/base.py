@@ -25,6 +25,9 @@ class Outcome(StrEnum):
     # The check is required by the config but this version of gradgate cannot run it.
     # Never counted as a pass.
     UNAVAILABLE = "unavailable"
+    # Not run yet, on purpose: it runs PR code and waits for a trusted /ok-to-test, or it waits
+    # for a GPU worker (App mode). Never counted as a pass; the status stays pending.
+    WAITING = "waiting"
 
 
 class Severity(StrEnum):
@@ -139,6 +142,10 @@ class CheckContext:
     zones: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # The interpreter that runs user code (the sandbox's ``python``); None: gradgate's own.
     python: str | None = None
+    # False: the PR's author is not trusted yet (App mode, no /ok-to-test). A check that sets
+    # ``runs_without_user_code = True`` is still run then and must do only its static part;
+    # ``run_user_code`` refuses to start the sandbox.
+    user_code: bool = True
 
 
 class Check(Protocol):

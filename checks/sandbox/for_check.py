@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from gradgate.checks.base import CheckContext, UserCodeSettings
+from gradgate.checks.errors import CheckError
 from gradgate.checks.sandbox.run import DEFAULT_PROGRAM, SandboxLimits, run_in_sandbox
 
 
@@ -29,7 +30,14 @@ def run_user_code(
     seed: int | None = 0,
 ) -> Any:
     """Run ``program`` on ``target`` in the exported tree ``root`` of ``revision`` ("base" or
-    "head"); ``timeout_s`` defaults to the check's whole ``timeout_s``."""
+    "head"); ``timeout_s`` defaults to the check's whole ``timeout_s``.
+
+    Raises CheckError when the run may not execute PR code (``ctx.user_code`` is False)."""
+    if not ctx.user_code:
+        raise CheckError(
+            f"refused to run the {revision} revision's code: the pull request's author is not "
+            "trusted yet (a maintainer's /ok-to-test allows it)"
+        )
     limits = SandboxLimits(
         timeout_s=settings.timeout_s if timeout_s is None else timeout_s,
         memory_mb=settings.memory_mb,

@@ -1,0 +1,77 @@
+"""The job queues: huey, on one SQLite file (one machine) or on Redis (workers on many).
+
+Two huey queues, `cpu` and `gpu`; a `gradgate worker --queue gpu` consumes only the second.
+A queue message carries only a job id: the job itself is JSON in the ledger (``state.Ledger``),
+which is what a worker trusts, and what survives a worker killed mid-job.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from gradgate.bot.app.jobs import Job, Queue
+from gradgate.bot.app.settings import AppSettings
+from gradgate.bot.app.state import State
+from huey import Huey, RedisHuey, SqliteHuey
+from huey.consumer import Consumer
+from huey.storage import BaseStorage, RedisStorage, SqliteStorage
+
+TASK = "gradgate_run_job"
+Handler = Callable[[str], None]  # a job id -> run it
+
+
+def _refuse(job_id: str) -> None:
+    raise RuntimeError(f"job {job_id}: this process enqueues jobs, it does not run them")
+
+
+class Queues:
+    """The `cpu` and `gpu` queues and the state store, on the backend the settings name."""
+
+    def __init__(self, settings: AppSettings, *, handler: Handler = _refuse) -> None:
+        self.settings = settings
+        if settings.redis_url is None:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        self.hueys: dict[Queue, Huey] = {q: self._huey(f"gradgate_{q}") for q in Queue}
+        self._tasks = {
+            q: h.task(name=TASK)(handler) for q, h in self.hueys.items()
+        }  # same name on both: a message names the task, the queue names the kind of worker
+        self.state = State.open(self.storage)
+
+    def _huey(self, name: str) -> Huey:
+        if self.settings.redis_url is not None:
+            return RedisHuey(name, results=False, url=self.settings.redis_url)
+        return SqliteHuey(name, results=False, filename=str(self.settings.queue_db))
+
+    def storage(self, namespace: str) -> BaseStorage:
+        if self.settings.redis_url is not None:
+            return RedisStorage(namespace, url=self.settings.redis_url)
+        return SqliteStorage(namespace, filename=str(self.settings.queue_db))
+
+    def enqueue(self, job: Job) -> None:
+        """Ledger first, then the message: a message whose job is not in the ledger is dropped,
+        a ledger entry whose message was lost is found again by the reaper."""
+        self.state.ledger.add(job)
+        self._tasks[job.queue](job.id)
+
+    def pending(self, queue: Queue) -> int:
+        return int(self.hueys[queue].pending_count())
+
+    def consumer(self, queue: Queue, *, workers: int) -> Consumer:
+        """A huey consumer of one queue. Threads, not processes: each job's real work happens in
+        child processes anyway, and `kill -9` of the worker must take nothing with it but
+        them (they watch their parent). Poll at most every second when idle (SQLite)."""
+        consumer: Consumer = self.hueys[queue].create_consumer(
+            workers=workers, worker_type="thread", initial_delay=0.05, max_delay=1.0
+        )
+        return consumer
+
+
+def describe(queues: Queues) -> dict[str, Any]:
+    """What /health reports: the backend and each queue's length."""
+    return {
+        "backend": "redis" if queues.settings.redis_url else "sqlite",
+        "queues": {str(q): queues.pending(q) for q in Queue},
+        "checked_at": time.time(),
+    }
