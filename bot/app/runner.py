@@ -1,4 +1,4 @@
-"""The pipeline in its own process, started without credentials: `python -m gradgate.bot.app.runner`.
+"""The pipeline in its own process, started without credentials (`gradgate.bot.app.runner`).
 
 The worker that holds the App's key and tokens never runs checks itself. It starts this module
 with an environment built from an allow-list (``runner_env``): no token, no key, no git

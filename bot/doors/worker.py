@@ -13,9 +13,10 @@ from gradgate.bot.app import logs
 from gradgate.bot.app.forge import Forge
 from gradgate.bot.app.jobs import Queue
 from gradgate.bot.app.queue import Queues
-from gradgate.bot.app.settings import AppSettings, from_env
+from gradgate.bot.app.settings import AppSettings, from_env, require_app_credentials
 from gradgate.bot.app.trust import Gpu
 from gradgate.bot.app.work import Worker, reaper
+from gradgate.checks.errors import UsageError
 
 
 def work(*, queue: Queue, threads: int, data_dir: Path | None, gpu_workers: bool) -> int:
@@ -47,6 +48,8 @@ def work(*, queue: Queue, threads: int, data_dir: Path | None, gpu_workers: bool
 
 
 def _forge(settings: AppSettings) -> Forge:
-    from gradgate.bot.app.github import app_forge
-
-    return app_forge(settings)
+    """The App's GitHub client: App id + private key -> installation tokens (bot/github/)."""
+    require_app_credentials(settings)
+    # The PyGithub-backed client with App authentication belongs to bot/github/ (the one
+    # PyGithub importer), which this branch does not have yet.
+    raise UsageError("this build of gradgate has no GitHub App client yet: workers cannot start")
