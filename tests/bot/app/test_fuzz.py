@@ -51,9 +51,9 @@ def mutated(draw: st.DrawFn) -> tuple[str, bytes, dict[str, str]]:
         path = draw(st.sampled_from(paths))
         parent = body
         for key in path[:-1]:  # an earlier mutation may have removed or replaced the way
-            if isinstance(parent, dict) and key in parent:
-                parent = parent[key]
-            elif isinstance(parent, list) and isinstance(key, int) and key < len(parent):
+            in_dict = isinstance(parent, dict) and key in parent
+            in_list = isinstance(parent, list) and isinstance(key, int) and key < len(parent)
+            if in_dict or in_list:
                 parent = parent[key]
             else:
                 parent = None
