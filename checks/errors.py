@@ -8,6 +8,7 @@ GradgateError             anything gradgate raises on purpose
  ├─ ConfigError           .gradgate.yml is unreadable or invalid (names source, key path, line)
  ├─ GitError              a revision, a repository or a diff could not be read
  ├─ UsageError            the command line asked for something impossible
+ ├─ GitHubError           the GitHub API refused or failed, after retries (``status`` if any)
  └─ CheckError            a check could not decide; becomes that check's ``error`` result
      └─ SandboxError      user code in the child process failed (``kind`` says how)
 """
@@ -43,6 +44,14 @@ class GitError(GradgateError):
 
 class UsageError(GradgateError):
     pass
+
+
+class GitHubError(GradgateError):
+    """A GitHub API call failed for good (retries exhausted, refused, or not found)."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class CheckError(GradgateError):

@@ -16,4 +16,9 @@ ln -sfn ../../../checks build/typecheck/gradgate/checks
 .venv/bin/ruff format --check .
 .venv/bin/mypy
 .venv/bin/lint-imports
+# The shipped action and workflows: GitHub's schemas, then zizmor's security audits (offline: no
+# token, no network). tests/bot/github/test_workflows.py checks the ones `init --workflows` writes.
+.venv/bin/check-jsonschema -q --builtin-schema vendor.github-actions action.yml
+.venv/bin/check-jsonschema -q --builtin-schema vendor.github-workflows .github/workflows/*.yml
+.venv/bin/zizmor -q --offline action.yml .github/workflows/
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

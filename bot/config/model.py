@@ -38,6 +38,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 CONFIG_FILENAME = ".gradgate.yml"
+DEFAULT_RUNNER: tuple[str, ...] = ("ubuntu-latest",)  # GitHub's hosted Linux runner
 
 _FROZEN = ConfigDict(extra="forbid", frozen=True)
 
@@ -161,6 +162,29 @@ class Config(BaseModel):
             "override it."
         ),
     )
+
+    runners: dict[str, tuple[str, ...]] = Field(
+        default_factory=lambda: {"default": DEFAULT_RUNNER},
+        description=(
+            "GitHub Actions runner labels (`runs-on`) for each check's job when a workflow "
+            "fans out with `gradgate plan --format github-matrix`: a check name, or `default` "
+            "for every check not named."
+        ),
+    )
+
+    @field_validator("runners")
+    @classmethod
+    def _runner_names(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        for name, labels in value.items():
+            if name != "default":
+                _known_check(name)
+            if not labels or not all(label.strip() for label in labels):
+                raise ValueError(f"`{name}` needs at least one runner label, none of them blank")
+        return value
+
+    def runner_for(self, check: str) -> tuple[str, ...]:
+        """The `runs-on` labels of ``check``'s job: its own, else `default`, else ubuntu-latest."""
+        return self.runners.get(check) or self.runners.get("default") or DEFAULT_RUNNER
 
     @field_validator("zones")
     @classmethod

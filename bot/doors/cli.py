@@ -50,13 +50,40 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     plan = sub.add_parser("plan", help="show touched zones and which checks would run (no torch)")
     revisions(plan)
-    plan.add_argument("--format", choices=("text", "json"), default="text")
+    plan.add_argument(
+        "--format",
+        choices=("text", "json", "github-matrix"),
+        default="text",
+        help="github-matrix: job outputs for a GitHub Actions workflow (append to $GITHUB_OUTPUT)",
+    )
     init = sub.add_parser("init", help="write a commented starter .gradgate.yml")
     init.add_argument("--repo", type=Path, default=Path("."))
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
     init.add_argument(
         "--print", action="store_true", help="print the proposed file instead of writing it"
     )
+    init.add_argument(
+        "--workflows",
+        action="store_true",
+        help="write the GitHub Actions workflows instead (.github/workflows/gradgate*.yml)",
+    )
+    init.add_argument(
+        "--action",
+        metavar="OWNER/REPO@SHA",
+        help="with --workflows: the gradgate action the workflows use, pinned to a commit",
+    )
+    action = sub.add_parser(
+        "action", help="the GitHub Action: gate the pull request this workflow run is about"
+    )
+    action.add_argument("--stage", choices=("all", "plan", "check", "publish"), default="all")
+    action.add_argument("--repo", type=Path, default=Path("."), help="the checkout (default: .)")
+    action.add_argument("--results", type=Path, default=Path("gradgate-results"))
+    action.add_argument("--check", help="the check the `check` stage runs")
+    action.add_argument(
+        "--python", default=os.environ.get("GRADGATE_PYTHON") or None, metavar="PATH"
+    )
+    action.add_argument("--workflow", help="the checks workflow `/recheck` re-runs (a file name)")
+    action.add_argument("--bot-login", default="github-actions[bot]", help="gradgate's login")
     sub.add_parser("schema", help="print the config's JSON Schema")
     demo = sub.add_parser("demo", help="build the bundled example repo and gate its PR")
     demo.add_argument("--format", choices=("text", "markdown", "json"), default="text")
@@ -166,7 +193,12 @@ def _plan(args: argparse.Namespace) -> int:
     request = _request(args)
     assert isinstance(request, Request)
     planned = plan_request(request, for_checks=False)
-    sys.stdout.write(render_plan(planned.plan, args.format))
+    if args.format == "github-matrix":
+        from gradgate.bot.github.matrix import github_matrix
+
+        sys.stdout.write(github_matrix(planned.plan, planned.policy.config))
+    else:
+        sys.stdout.write(render_plan(planned.plan, args.format))
     return 0
 
 
@@ -176,6 +208,12 @@ def _init(args: argparse.Namespace) -> int:
     from gradgate.bot.git.repository import GitRepository
 
     repo = GitRepository(args.repo)
+    if args.workflows:
+        from gradgate.bot.github.workflows import write_workflows
+
+        for path in write_workflows(repo.root, action=args.action, force=args.force):
+            print(f"wrote {path}")
+        return 0
     target = repo.root / CONFIG_FILENAME
     if target.exists() and not args.force and not args.print:
         raise UsageError(f"{target} already exists; use --force to overwrite it")
@@ -198,6 +236,23 @@ def _schema(args: argparse.Namespace) -> int:
 
     print(json.dumps(config_schema(), indent=2))
     return 0
+
+
+def _action(args: argparse.Namespace) -> int:
+    from gradgate.bot.doors.action import Settings, run_action
+
+    return run_action(
+        Settings(
+            env=os.environ,
+            stage=args.stage,
+            repo_path=args.repo,
+            results=args.results,
+            check=args.check,
+            python=args.python,
+            workflow=args.workflow,
+            bot_login=args.bot_login,
+        )
+    )
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -230,6 +285,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "init": _init,
     "schema": _schema,
     "demo": _demo,
+    "action": _action,
     "serve": _serve,
     "worker": _worker,
 }

@@ -53,3 +53,26 @@ def _environment() -> jinja2.Environment:
 
 def render_template(name: str, **values: Any) -> str:
     return _environment().get_template(name).render(**values)
+
+
+@cache
+def _workflow_environment() -> jinja2.Environment:
+    # GitHub Actions writes its own expressions as ${{ ... }}: workflow templates mark gradgate's
+    # values with << ... >> instead, so GitHub's stay verbatim.
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        variable_start_string="<<",
+        variable_end_string=">>",
+        block_start_string="<%",
+        block_end_string="%>",
+        comment_start_string="<#",
+        comment_end_string="#>",
+    )
+
+
+def render_workflow(name: str, **values: Any) -> str:
+    """A GitHub Actions workflow template (``*.yml.j2``), whose placeholders are ``<< name >>``."""
+    return _workflow_environment().get_template(name).render(**values)

@@ -59,3 +59,12 @@ def memory_rlimit(device: str) -> str | None:
     Only CPU runs are capped: see ``SandboxLimits.memory_mb`` for why CUDA is not.
     """
     return "RLIMIT_AS" if device.partition(":")[0] == "cpu" else None
+
+
+def without_credentials(parent: Mapping[str, str]) -> dict[str, str]:
+    """``parent`` less every variable ``NEVER_PASSED`` names.
+
+    For the process that supervises the checks (the GitHub Action starts `gradgate check` so):
+    it keeps PATH, locale and the rest, but holds no token a PR's code could find.
+    """
+    return {k: v for k, v in parent.items() if not any(fnmatchcase(k, p) for p in NEVER_PASSED)}

@@ -76,8 +76,8 @@ MALFORMED = [
         "- zones\n- always\n",
         None,
         1,
-        "the top level must be a mapping with the keys version, zones, always, checks, python; "
-        "got a list",
+        "the top level must be a mapping with the keys version, zones, always, checks, python, "
+        "runners; got a list",
     ),
     ("top-level-text", "\n\njust some text\n", None, 3, "the top level must be a mapping"),
     (
@@ -86,7 +86,7 @@ MALFORMED = [
         "zone",
         2,
         "unknown key `zone`; did you mean `zones`? "
-        "(allowed: version, zones, always, checks, python)",
+        "(allowed: version, zones, always, checks, python, runners)",
     ),
     (
         "duplicate-top-level-key",

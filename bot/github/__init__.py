@@ -1,0 +1,14 @@
+"""The GitHub door's parts: reporting to GitHub and reading what GitHub sends.
+
+ports.py      the narrow interface gradgate needs from GitHub, and its plain values
+client.py     that interface over PyGithub: the only module that imports it
+events.py     an Action's event payload -> what to do (pure)
+commands.py   `/recheck` in a comment, and who may use it (pure)
+split.py      a report too long for one comment -> numbered parts (pure)
+sticky.py     the one sticky comment: find it, stamp it, decide create/edit/recreate (pure)
+statuses.py   the commit statuses of a plan or a report (pure)
+matrix.py     `gradgate plan --format github-matrix`: job outputs for a workflow (pure)
+results.py    per-check JSON results from workflow jobs -> one report (pure)
+publish.py    comment and statuses, never stale: the I/O, through the port
+recheck.py    a `/recheck` comment -> 👀 and a re-run, or one polite refusal: the I/O
+"""

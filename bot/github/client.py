@@ -1,0 +1,193 @@
+"""The only PyGithub importer: ``GitHubClient`` implements ``GitHubPort`` over the REST API.
+
+PyGithub does the HTTP, the paging (``per_page=100``) and the retrying (``GithubRetry``: 5xx,
+and 403/429 rate limits honouring ``Retry-After``, with exponential backoff). This module turns
+PyGithub's objects into gradgate's plain values and every failure, retries exhausted included,
+into one ``GitHubError``: a call that failed can never read as a success.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import requests
+from github import Auth, Github, GithubException, GithubRetry
+from github.IssueComment import IssueComment
+from github.Repository import Repository
+from gradgate.bot.github.ports import Comment, PullRequest, Status, WorkflowRun
+from gradgate.checks.errors import GitHubError
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How hard to try. Tests shrink the waits; the defaults are PyGithub's and GitHub's advice."""
+
+    total: int = 5  # retries per request, after the first try
+    backoff_s: float = 1.0  # waits backoff_s * 2**(n-1) between tries, capped at backoff_max_s
+    backoff_max_s: float = 60.0
+    # A secondary rate limit without Retry-After: GitHub asks to wait "at least one minute".
+    secondary_rate_wait_s: float = 60.0
+    request_interval_s: float = 0.25  # PyGithub's pacing between any two requests
+    write_interval_s: float = 1.0  # GitHub's advice: a second between writes (secondary limits)
+
+
+@dataclass(frozen=True, slots=True)
+class Connection:
+    api_url: str  # https://api.github.com, a GitHub Enterprise Server's /api/v3, or a fake
+    token: str
+    repo: str  # owner/name
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    timeout_s: int = 30
+
+
+# The methods GithubRetry retries, plus PATCH: editing a comment to the same body is idempotent.
+# POST (a new comment) is retried too; the sticky comment removes a duplicate a retry may leave.
+_RETRIED = frozenset({"HEAD", "GET", "PUT", "DELETE", "OPTIONS", "TRACE", "POST", "PATCH"})
+
+
+def _retry(policy: RetryPolicy) -> GithubRetry:
+    return GithubRetry(
+        total=policy.total,
+        backoff_factor=policy.backoff_s,
+        backoff_max=policy.backoff_max_s,
+        secondary_rate_wait=policy.secondary_rate_wait_s,
+        allowed_methods=_RETRIED,
+        status_forcelist=[429, *range(500, 600)],  # GithubRetry adds 403
+    )
+
+
+@contextmanager
+def _call(what: str) -> Iterator[None]:
+    try:
+        yield
+    except GithubException as exc:
+        message = _message(exc)
+        raise GitHubError(
+            f"GitHub refused to {what}: HTTP {exc.status}{f': {message}' if message else ''}",
+            status=exc.status,
+        ) from exc
+    except requests.RequestException as exc:
+        raise GitHubError(f"could not {what}: {type(exc).__name__}: {exc}") from exc
+
+
+class GitHubClient:
+    """``GitHubPort`` on one repository."""
+
+    def __init__(self, connection: Connection) -> None:
+        policy = connection.retry
+        self._github = Github(
+            auth=Auth.Token(connection.token),
+            base_url=connection.api_url.rstrip("/"),
+            per_page=100,
+            retry=_retry(policy),
+            timeout=connection.timeout_s,
+            seconds_between_requests=policy.request_interval_s,
+            seconds_between_writes=policy.write_interval_s,
+            lazy=True,  # no GET before each write: the objects below are built from their URLs
+        )
+        self._repo: Repository = self._github.get_repo(connection.repo)
+
+    def close(self) -> None:
+        self._github.close()
+
+    def pull(self, number: int) -> PullRequest:
+        with _call(f"read pull request #{number}"):
+            pr = self._repo.get_pull(number)
+            head_repo = pr.head.repo
+            return PullRequest(
+                number=pr.number,
+                head_sha=pr.head.sha,
+                base_sha=pr.base.sha,
+                head_ref=pr.head.ref,
+                head_repo=head_repo.full_name if head_repo is not None else None,
+                author=pr.user.login,
+                state=pr.state,
+            )
+
+    def comments(self, number: int) -> list[Comment]:
+        with _call(f"list the comments of #{number}"):
+            return [
+                Comment(
+                    id=c.id, body=c.body or "", author=c.user.login, author_is_bot=_bot(c.user.type)
+                )
+                for c in self._repo.get_issue(number).get_comments()
+            ]
+
+    def create_comment(self, number: int, body: str) -> Comment:
+        with _call(f"comment on #{number}"):
+            c = self._repo.get_issue(number).create_comment(body)
+            return Comment(
+                id=c.id, body=c.body or "", author=c.user.login, author_is_bot=_bot(c.user.type)
+            )
+
+    def edit_comment(self, number: int, comment_id: int, body: str) -> None:
+        with _call(f"edit comment {comment_id}"):
+            self._comment(number, comment_id).edit(body)
+
+    def delete_comment(self, number: int, comment_id: int) -> None:
+        with _call(f"delete comment {comment_id}"):
+            try:
+                self._comment(number, comment_id).delete()
+            except GithubException as exc:
+                if exc.status != 404:  # already gone: what we wanted
+                    raise
+
+    def react(self, number: int, comment_id: int, content: str) -> None:
+        with _call(f"react to comment {comment_id}"):
+            self._comment(number, comment_id).create_reaction(content)
+
+    def set_status(self, sha: str, status: Status) -> None:
+        with _call(f"set status `{status.context}` on {sha[:7]}"):
+            optional = {"target_url": status.target_url} if status.target_url else {}
+            self._repo.get_commit(sha).create_status(
+                state=status.state,
+                description=status.description,
+                context=status.context,
+                **optional,
+            )
+
+    def permission(self, login: str) -> str:
+        with _call(f"read the permission of @{login}"):
+            try:
+                return self._repo.get_collaborator_permission(login)
+            except GithubException as exc:
+                if exc.status == 404:  # not a user GitHub knows: no access
+                    return "none"
+                raise
+
+    def latest_run(self, workflow: str, head_sha: str) -> WorkflowRun | None:
+        with _call(f"list the runs of workflow {workflow}"):
+            runs = self._repo.get_workflow(workflow).get_runs(
+                head_sha=head_sha, event="pull_request"
+            )
+            found = [
+                WorkflowRun(id=r.id, head_sha=r.head_sha, status=r.status, conclusion=r.conclusion)
+                for r in runs
+            ]
+        return max(found, key=lambda r: r.id, default=None)
+
+    def rerun(self, run_id: int, *, failed_only: bool) -> None:
+        what = f"re-run {'the failed jobs of ' if failed_only else ''}workflow run {run_id}"
+        with _call(what):
+            run = self._repo.get_workflow_run(run_id)
+            accepted = run.rerun_failed_jobs() if failed_only else run.rerun()
+        if not accepted:  # PyGithub returns False instead of raising for these two calls
+            raise GitHubError(f"GitHub refused to {what}")
+
+    def _comment(self, number: int, comment_id: int) -> IssueComment:
+        return self._repo.get_issue(number).get_comment(comment_id)
+
+
+def _message(exc: GithubException) -> str | None:
+    if exc.message:
+        return exc.message
+    data = exc.data
+    if isinstance(data, dict) and isinstance(data.get("message"), str):
+        return str(data["message"])
+    return None
+
+
+def _bot(user_type: str | None) -> bool:
+    return user_type == "Bot"

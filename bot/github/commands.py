@@ -1,0 +1,81 @@
+"""`/recheck` in a pull request comment, and who may use it (pure).
+
+A command counts only as a paragraph line of its own at the top level of the comment: not in a
+code block or span, a quote, a list, a heading or an HTML comment (markdown-it-py parses the
+comment as GitHub renders it), so quoting someone's `/recheck` or documenting it runs nothing.
+It counts in a newly created comment on a pull request, by a human (not a bot, not gradgate
+itself) with write access; the PR's author counts only with write access too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from itertools import pairwise
+
+from markdown_it import MarkdownIt
+
+
+class Command(StrEnum):
+    RECHECK = "recheck"  # re-run what failed or errored
+    RECHECK_ALL = "recheck all"  # re-run everything
+
+
+class Ignored(StrEnum):
+    """Why a comment starts nothing; the door logs it, the commenter hears nothing."""
+
+    NOT_CREATED = "not-created"  # edited or deleted: only new comments count
+    NOT_A_PULL_REQUEST = "not-a-pull-request"
+    FROM_A_BOT = "from-a-bot"
+    NO_COMMAND = "no-command"
+
+
+_LINE = re.compile(r"/recheck(?:[ \t]+(all))?")
+# Roles GitHub reports as the legacy `permission` of the collaborator endpoint that may write.
+WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
+
+
+@dataclass(frozen=True, slots=True)
+class CommentEvent:
+    action: str  # created, edited, deleted
+    number: int
+    is_pull_request: bool
+    comment_id: int
+    body: str
+    author: str
+    author_type: str  # "User", "Bot", "Organization"
+
+
+def parse_command(body: str) -> Command | None:
+    """The command in a comment, if any; `/recheck all` wins over `/recheck`."""
+    found: set[Command] = set()
+    tokens = MarkdownIt("commonmark").parse(body)
+    for previous, token in pairwise(tokens):
+        # A top-level paragraph's text: level 1 inside a level-0 paragraph. Quotes, lists and
+        # headings nest deeper or open differently; code and HTML are not inline tokens at all.
+        if token.type != "inline" or previous.type != "paragraph_open" or previous.level != 0:
+            continue
+        for line in token.content.splitlines():
+            match = _LINE.fullmatch(line.strip())
+            if match:
+                found.add(Command.RECHECK_ALL if match[1] else Command.RECHECK)
+    if Command.RECHECK_ALL in found:
+        return Command.RECHECK_ALL
+    return Command.RECHECK if found else None
+
+
+def screen(event: CommentEvent, *, bot_login: str) -> Command | Ignored:
+    """Before any API call: the command a comment carries, or why it starts nothing."""
+    if event.action != "created":
+        return Ignored.NOT_CREATED
+    if not event.is_pull_request:
+        return Ignored.NOT_A_PULL_REQUEST
+    if event.author_type == "Bot" or event.author.endswith("[bot]") or event.author == bot_login:
+        return Ignored.FROM_A_BOT
+    return parse_command(event.body) or Ignored.NO_COMMAND
+
+
+def may_recheck(permission: str) -> bool:
+    """Write access or more, whoever the person is (the PR's author included)."""
+    return permission in WRITE_PERMISSIONS

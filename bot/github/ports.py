@@ -1,0 +1,79 @@
+"""What gradgate needs from GitHub: one narrow port, and the plain values that cross it.
+
+The publisher and the `/recheck` handler take a ``GitHubPort``; ``client.GitHubClient``
+implements it over PyGithub. Tests run that real client against the one fake GitHub server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+StatusState = Literal["pending", "success", "failure", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequest:
+    number: int
+    head_sha: str
+    base_sha: str
+    head_ref: str
+    head_repo: str | None  # owner/name of the head repository; None when the fork is gone
+    author: str
+    state: str  # "open" or "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class Comment:
+    id: int
+    body: str
+    author: str
+    author_is_bot: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    context: str
+    state: StatusState
+    description: str
+    target_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WorkflowRun:
+    id: int
+    head_sha: str
+    status: str  # queued, in_progress, completed, ...
+    conclusion: str | None
+
+
+class GitHubPort(Protocol):
+    """The GitHub calls gradgate makes, on one repository. Every failure is a GitHubError."""
+
+    def pull(self, number: int) -> PullRequest: ...
+
+    def comments(self, number: int) -> list[Comment]:
+        """Every comment on the PR's conversation, oldest first (all pages)."""
+        ...
+
+    def create_comment(self, number: int, body: str) -> Comment: ...
+
+    def edit_comment(self, number: int, comment_id: int, body: str) -> None: ...
+
+    def delete_comment(self, number: int, comment_id: int) -> None:
+        """Deleting a comment that is already gone is no error."""
+        ...
+
+    def react(self, number: int, comment_id: int, content: str) -> None: ...
+
+    def set_status(self, sha: str, status: Status) -> None: ...
+
+    def permission(self, login: str) -> str:
+        """``admin``, ``write``, ``read`` or ``none`` (GitHub's legacy permission names)."""
+        ...
+
+    def latest_run(self, workflow: str, head_sha: str) -> WorkflowRun | None:
+        """The newest `pull_request` run of ``workflow`` (a file name) for ``head_sha``."""
+        ...
+
+    def rerun(self, run_id: int, *, failed_only: bool) -> None: ...

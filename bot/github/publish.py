@@ -1,0 +1,142 @@
+"""Publish a run to GitHub through the port: pending statuses, then the report comment and the
+final statuses, never stale.
+
+Before publishing, the PR's head is read again. Results for a head that is no longer the PR's
+are not published as current: the comment says they were superseded (unless a newer report is
+already shown) and statuses go on the old commit only, where GitHub no longer shows them on the
+PR. If updating the comment fails, the final statuses are still set before the error is raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from gradgate.bot.github.ports import GitHubPort
+from gradgate.bot.github.split import COMMENT_LIMIT, split_body
+from gradgate.bot.github.statuses import final_statuses, pending_statuses
+from gradgate.bot.github.sticky import Kind, Stamp, Step, ours, shown, steps
+from gradgate.bot.plan.plan import Plan
+from gradgate.bot.report.render import COMMENT_MARKER, Report, render
+from gradgate.bot.templates import render_template
+from gradgate.checks.errors import GitHubError
+
+_Frame = Callable[[int, int], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    number: int  # the pull request
+    bot_login: str  # whose comments are gradgate's: github-actions[bot], or an App's slug[bot]
+    target_url: str | None = None  # the statuses' "Details" link: the workflow run
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    current: bool  # False: the PR's head moved on; the results were marked superseded
+    head_now: str
+    steps: tuple[Step, ...]
+
+
+def publish_pending(
+    port: GitHubPort,
+    plan: Plan,
+    *,
+    head_sha: str,
+    base_sha: str,
+    config_hash: str | None,
+    target: Target,
+) -> None:
+    for status in pending_statuses(
+        plan, base_sha=base_sha, config_hash=config_hash, target_url=target.target_url
+    ):
+        port.set_status(head_sha, status)
+
+
+def publish_report(
+    port: GitHubPort, report: Report, target: Target, *, limit: int = COMMENT_LIMIT
+) -> Published:
+    if report.head_sha is None:
+        raise ValueError("a report published to GitHub names the head it was computed for")
+    pull = port.pull(target.number)  # never stale: the head as it is now
+    current = pull.head_sha == report.head_sha
+    existing = ours(port.comments(target.number), bot_login=target.bot_login)
+    if current:
+        todo = steps(existing, report_parts(report, limit=limit), verdict=str(report.verdict))
+    else:
+        now = shown(existing)
+        if now is not None and now.head == pull.head_sha:
+            todo = []  # a newer run already reported on the current head: leave it be
+        else:
+            carried = now.verdict if now is not None else "none"  # so the next run still notifies
+            parts = superseded_parts(
+                report, current_head=pull.head_sha, verdict=carried, limit=limit
+            )
+            todo = steps(existing, parts, verdict=carried)
+    failed: GitHubError | None = None
+    try:
+        _apply(port, target.number, todo)
+    except GitHubError as exc:  # still leave a final status: a required check must not hang
+        failed = exc
+    for status in final_statuses(report, target_url=target.target_url):
+        port.set_status(report.head_sha, status)
+    if failed is not None:
+        raise failed
+    return Published(current=current, head_now=pull.head_sha, steps=tuple(todo))
+
+
+def report_parts(report: Report, *, limit: int = COMMENT_LIMIT) -> list[str]:
+    body = render(report, "markdown").removeprefix(COMMENT_MARKER + "\n")
+    return _framed(body, report, verdict=str(report.verdict), limit=limit)
+
+
+def superseded_parts(
+    report: Report, *, current_head: str, verdict: str, limit: int = COMMENT_LIMIT
+) -> list[str]:
+    inner = render(report, "markdown").removeprefix(COMMENT_MARKER + "\n")
+    body = render_template(
+        "comment_superseded.md.j2", r=report, current_head=current_head, report=inner
+    )
+    return _framed(body, report, verdict=verdict, limit=limit)
+
+
+def _framed(body: str, report: Report, *, verdict: str, limit: int) -> list[str]:
+    assert report.head_sha is not None
+
+    def stamp(part: int, parts: int) -> str:
+        return Stamp(
+            head=report.head_sha or "none",
+            base=report.base_sha or "none",
+            config=report.config_hash or "none",
+            verdict=verdict,
+            part=part,
+            parts=parts,
+        ).line()
+
+    def frame(edge: str) -> _Frame:
+        def text(part: int, parts: int) -> str:
+            return render_template(
+                "comment_part.md.j2",
+                edge=edge,
+                marker=COMMENT_MARKER,
+                stamp=stamp(part, parts),
+                part=part,
+                parts=parts,
+            )
+
+        return text
+
+    return split_body(body, header=frame("header"), footer=frame("footer"), limit=limit)
+
+
+def _apply(port: GitHubPort, number: int, todo: Sequence[Step]) -> None:
+    for step in todo:
+        if step.kind is Kind.CREATE:
+            assert step.body is not None
+            port.create_comment(number, step.body)
+        elif step.kind is Kind.EDIT:
+            assert step.comment_id is not None and step.body is not None
+            port.edit_comment(number, step.comment_id, step.body)
+        else:
+            assert step.comment_id is not None
+            port.delete_comment(number, step.comment_id)

@@ -1,0 +1,103 @@
+"""A fan-out workflow's results -> one report (pure).
+
+The plan job writes a plan record (``plan_record``: the PR, the SHAs, the config hash and the
+plan); each check job writes its check's JSON report (`gradgate check --only NAME --format
+json`). ``merge`` joins them for the head the publishing side trusts. Results for another head
+are not used; a check the plan runs without a result (its job failed, was cancelled, or its
+result was for another head) is an error result, and one this version cannot run is
+`unavailable`: neither ever passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gradgate.bot.plan.plan import Plan
+from gradgate.bot.report.load import plan_from_json, report_from_json
+from gradgate.bot.report.render import Report
+from gradgate.bot.report.verdict import verdict_for
+from gradgate.bot.templates import render_template
+from gradgate.checks.base import CheckResult, Outcome, not_available
+
+PLAN_FILE = "plan.json"
+CHECK_FILE = "check-{name}.json"
+
+
+def plan_record(
+    *,
+    pr: int,
+    head_sha: str,
+    base_sha: str,
+    config_hash: str | None,
+    config_source: str | None,
+    plan: Plan | None,
+    error: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "pr": pr,
+        "head_sha": head_sha,
+        "base_sha": base_sha,
+        "config_hash": config_hash,
+        "config_source": config_source,
+        "error": error,
+        "plan": plan.as_json() if plan is not None else None,
+    }
+
+
+def record_pr(record: Mapping[str, Any]) -> int:
+    """The PR a plan record names (from an untrusted run: the caller verifies it)."""
+    pr = record.get("pr")
+    if not isinstance(pr, int) or isinstance(pr, bool) or pr < 1:
+        raise ValueError(f"the plan record names no pull request: {pr!r}")
+    return pr
+
+
+def merge(record: Mapping[str, Any], checks: Sequence[Any], *, head_sha: str) -> Report:
+    """One report for ``head_sha`` from a plan record and the check jobs' JSON reports.
+
+    Raises ValueError when the plan record itself is malformed or for another head.
+    """
+    if record.get("head_sha") != head_sha:
+        raise ValueError(f"the plan is for {record.get('head_sha')!r}, not for {head_sha}")
+    base = dict(
+        base_sha=_text(record, "base_sha"),
+        head_sha=head_sha,
+        config_hash=_text(record, "config_hash"),
+        config_source=_text(record, "config_source"),
+    )
+    error = _text(record, "error")
+    if error is not None or record.get("plan") is None:
+        message = error or "the plan job wrote no plan"
+        return Report(verdict=verdict_for((), error=message), error=message, **base)  # type: ignore[arg-type]
+    plan = plan_from_json(record["plan"])
+    found: dict[str, CheckResult] = {}
+    for data in checks:
+        try:
+            report = report_from_json(data)
+        except ValueError:
+            continue  # unreadable: the check counts as having no result
+        if report.head_sha != head_sha or report.base_sha != base["base_sha"]:
+            continue
+        for result in report.results:
+            if result.outcome is not Outcome.SKIPPED:
+                found.setdefault(result.check, result)
+    results = []
+    for planned in plan.to_run:
+        if not planned.available:
+            results.append(not_available(planned.name))
+        else:
+            results.append(found.get(planned.name) or _missing(planned.name))
+    return Report(verdict=verdict_for(results), results=tuple(results), plan=plan, **base)  # type: ignore[arg-type]
+
+
+def _missing(name: str) -> CheckResult:
+    summary = render_template("github_missing.txt.j2", check=name).strip()
+    return CheckResult(check=name, outcome=Outcome.ERROR, summary=summary)
+
+
+def _text(record: Mapping[str, Any], key: str) -> str | None:
+    value = record.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"`{key}` in the plan record is not text: {value!r}")
+    return value

@@ -1,0 +1,58 @@
+"""The commit statuses of a run (pure): `pending` while it runs, then the report's.
+
+An overall `gradgate` context is always reported, and one `gradgate/<check>` per check: a check
+the plan skipped is `success` with the reason, so a required status never hangs pending. Every
+description fits GitHub's 140 characters and ends with the base and config it was computed for.
+"""
+
+from __future__ import annotations
+
+from gradgate.bot.github.ports import Status, StatusState
+from gradgate.bot.plan.plan import Plan
+from gradgate.bot.report.render import STATUS_LIMIT, Report, status_descriptions
+from gradgate.bot.templates import render_template
+
+_STATES: frozenset[str] = frozenset({"pending", "success", "failure", "error"})
+
+
+def fit(description: str, stamp: str) -> str:
+    """``description`` + ``stamp`` in STATUS_LIMIT characters; the description gives way."""
+    room = STATUS_LIMIT - len(stamp)
+    if len(description) > room:
+        description = description[: room - 1].rstrip() + "…"
+    return description + stamp
+
+
+def _stamp(base_sha: str | None, config_hash: str | None) -> str:
+    return render_template(
+        "github_stamp.txt.j2", base_sha=base_sha, config_hash=config_hash
+    ).rstrip("\n")
+
+
+def _status(
+    context: str, state: str, description: str, stamp: str, target_url: str | None
+) -> Status:
+    if state not in _STATES:
+        raise ValueError(f"not a commit status state: {state!r}")
+    checked: StatusState = state  # type: ignore[assignment]
+    return Status(context, checked, fit(description, stamp), target_url)
+
+
+def pending_statuses(
+    plan: Plan, *, base_sha: str, config_hash: str | None, target_url: str | None
+) -> list[Status]:
+    stamp = _stamp(base_sha, config_hash)
+    out = []
+    for line in render_template("github_pending.txt.j2", plan=plan).splitlines():
+        if line.strip():
+            context, state, description = line.split("\t", 2)
+            out.append(_status(context, state, description, stamp, target_url))
+    return out
+
+
+def final_statuses(report: Report, *, target_url: str | None) -> list[Status]:
+    stamp = _stamp(report.base_sha, report.config_hash)
+    return [
+        _status(context, state, description, stamp, target_url)
+        for context, (state, description) in status_descriptions(report).items()
+    ]

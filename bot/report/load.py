@@ -1,0 +1,146 @@
+"""Report JSON (`gradgate check --format json`) back into a Report value (pure).
+
+The GitHub door runs the checks in a child process, or in other jobs of a workflow, and reads
+their JSON here. That JSON may come from a fork's workflow run, so it is parsed strictly into
+typed values (pydantic) and then rendered by gradgate's own templates, never pasted.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from gradgate.bot.plan.plan import ConfigOrigin, Plan, PlannedCheck, Reason, ReasonKind
+from gradgate.bot.report.render import Report
+from gradgate.bot.report.verdict import Verdict
+from gradgate.checks import REGISTRY
+from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+_MODEL = ConfigDict(extra="ignore", frozen=True)
+M = TypeVar("M", bound=BaseModel)
+
+
+class _Reason(BaseModel):
+    model_config = _MODEL
+    kind: ReasonKind
+    zone: str | None = None
+    path: str | None = None
+    more: int = 0
+
+
+class _PlannedCheck(BaseModel):
+    model_config = _MODEL
+    name: str
+    run: bool
+    available: bool
+    runs_user_code: bool
+    zones: tuple[str, ...] = ()
+    reasons: tuple[_Reason, ...] = ()
+
+
+class _Plan(BaseModel):
+    model_config = _MODEL
+    changed_files: int
+    config_origin: ConfigOrigin
+    config_changed: bool
+    zones: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    owners: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    checks: tuple[_PlannedCheck, ...]
+
+
+class _Finding(BaseModel):
+    model_config = _MODEL
+    kind: str
+    severity: Severity
+    message: str
+    file: str | None = None
+    line: int | None = None
+    details: str | None = None
+    revision: str | None = None
+
+
+class _Check(BaseModel):
+    model_config = _MODEL
+    name: str
+    outcome: Outcome
+    summary: str | None = None  # None: the check produced no result
+    duration_s: float | None = None
+    metrics: dict[str, float] = Field(default_factory=dict)
+    findings: tuple[_Finding, ...] = ()
+
+
+class _Report(BaseModel):
+    model_config = _MODEL
+    verdict: Verdict
+    error: str | None = None
+    base_sha: str | None = None
+    head_sha: str | None = None
+    config_hash: str | None = None
+    config_source: str | None = None
+    plan: _Plan | None = None
+    checks: tuple[_Check, ...] = ()
+
+
+def plan_from_json(data: Any) -> Plan:
+    """``Plan.as_json()`` back into a Plan. Raises ValueError naming the first problem."""
+    return _plan(_parse(_Plan, data))
+
+
+def report_from_json(data: Any) -> Report:
+    """``as_json(report)`` back into a Report. Raises ValueError naming the first problem."""
+    parsed = _parse(_Report, data)
+    results = tuple(
+        CheckResult(
+            check=c.name,
+            outcome=c.outcome,
+            summary=c.summary,
+            findings=tuple(Finding(**f.model_dump()) for f in c.findings),
+            metrics=c.metrics,
+            duration_s=c.duration_s or 0.0,
+        )
+        for c in parsed.checks
+        if c.summary is not None
+    )
+    return Report(
+        verdict=parsed.verdict,
+        results=results,
+        plan=_plan(parsed.plan) if parsed.plan is not None else None,
+        base_sha=parsed.base_sha,
+        head_sha=parsed.head_sha,
+        config_hash=parsed.config_hash,
+        config_source=parsed.config_source,
+        error=parsed.error,
+    )
+
+
+def _parse(model: type[M], data: Any) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top)"
+        raise ValueError(f"{where}: {first['msg']}") from None
+
+
+def _plan(plan: _Plan) -> Plan:
+    return Plan(
+        checks=tuple(
+            PlannedCheck(
+                name=c.name,
+                title=REGISTRY[c.name].title if c.name in REGISTRY else c.name,
+                run=c.run,
+                reasons=tuple(
+                    Reason(r.kind, zone=r.zone, path=r.path, more=r.more) for r in c.reasons
+                ),
+                available=c.available,
+                runs_user_code=c.runs_user_code,
+                zones=c.zones,
+            )
+            for c in plan.checks
+        ),
+        zones=plan.zones,
+        changed_files=plan.changed_files,
+        config_origin=plan.config_origin,
+        config_changed=plan.config_changed,
+        owners=plan.owners,
+    )

@@ -1,0 +1,102 @@
+"""bot.github.commands: where `/recheck` counts, and who may use it (tables)."""
+
+from __future__ import annotations
+
+import pytest
+from gradgate.bot.github.commands import (
+    Command,
+    CommentEvent,
+    Ignored,
+    may_recheck,
+    parse_command,
+    screen,
+)
+
+R, ALL = Command.RECHECK, Command.RECHECK_ALL
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("/recheck", R),
+        ("/recheck all", ALL),
+        ("  /recheck  ", R),
+        ("/recheck\tall", ALL),
+        ("Flaky runner, sorry.\n/recheck", R),
+        ("/recheck\nthanks!", R),
+        ("Thanks!\n\n/recheck all\n\n/recheck", ALL),
+        ("/recheck\r\n", R),
+        # not on its own line
+        ("please /recheck", None),
+        ("/recheck please", None),
+        ("/rechecking", None),
+        ("/recheck everything", None),
+        ("`/recheck`", None),
+        # in a code block
+        ("```\n/recheck\n```", None),
+        ("~~~text\n/recheck all\n~~~", None),
+        ("    /recheck", None),
+        # in a quote, a list, a heading, an HTML comment
+        ("> /recheck", None),
+        ("> quoting you:\n> /recheck", None),
+        ("- /recheck", None),
+        ("1. /recheck", None),
+        ("# /recheck", None),
+        ("<!-- /recheck -->", None),
+        ("", None),
+        ("\\/recheck", None),
+    ],
+)
+def test_recheck_counts_only_on_its_own_line_outside_code_quotes_and_lists(
+    body: str, expected: Command | None
+) -> None:
+    assert parse_command(body) == expected
+
+
+def _event(**overrides: object) -> CommentEvent:
+    values: dict[str, object] = {
+        "action": "created",
+        "number": 7,
+        "is_pull_request": True,
+        "comment_id": 1,
+        "body": "/recheck",
+        "author": "alice",
+        "author_type": "User",
+    }
+    values.update(overrides)
+    return CommentEvent(**values)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "expected"),
+    [
+        ({}, R),
+        ({"body": "/recheck all"}, ALL),
+        ({"action": "edited"}, Ignored.NOT_CREATED),
+        ({"action": "deleted"}, Ignored.NOT_CREATED),
+        ({"is_pull_request": False}, Ignored.NOT_A_PULL_REQUEST),
+        ({"author_type": "Bot", "author": "renovate[bot]"}, Ignored.FROM_A_BOT),
+        ({"author": "dependabot[bot]"}, Ignored.FROM_A_BOT),
+        ({"author": "gradgate-bot"}, Ignored.FROM_A_BOT),  # gradgate itself, as configured
+        ({"body": "> /recheck"}, Ignored.NO_COMMAND),
+    ],
+)
+def test_only_new_pr_comments_by_humans_are_screened_in(
+    overrides: dict[str, object], expected: Command | Ignored
+) -> None:
+    assert screen(_event(**overrides), bot_login="gradgate-bot") == expected
+
+
+@pytest.mark.parametrize(
+    ("permission", "allowed"),
+    [
+        ("admin", True),
+        ("maintain", True),
+        ("write", True),
+        ("triage", False),
+        ("read", False),
+        ("none", False),
+    ],
+)
+def test_write_access_is_what_it_takes(permission: str, allowed: bool) -> None:
+    assert may_recheck(permission) is allowed
