@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from typing import Any
 
@@ -45,8 +46,16 @@ def create_app(queues: Queues) -> Starlette:
     secret = queues.settings.webhook_secret
     log = logs.get()
 
+    # One writer at a time in this process: SQLite writers from many threads would otherwise
+    # wait on each other in SQLite's busy handler, which sleeps in steps of up to 100 ms.
+    writing = threading.Lock()
+
     def record(job: Job) -> bool:
         """Runs in a thread: False when the delivery was already processed."""
+        with writing:
+            return _record(job)
+
+    def _record(job: Job) -> bool:
         state = queues.state
         if not state.deliveries.first_time(job.id):
             return False
