@@ -22,7 +22,7 @@ import tempfile
 import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -99,7 +99,8 @@ def main() -> int:
 
             def paced(fn: object, count: int) -> list[tuple[float, int]]:
                 with ThreadPoolExecutor(32) as pool:
-                    futures, t0 = [], time.monotonic()
+                    futures: list[Future[tuple[float, int]]] = []
+                    t0 = time.monotonic()
                     for n in range(count):
                         delay = t0 + n / RATE - time.monotonic()
                         if delay > 0:
