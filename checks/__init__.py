@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from gradgate.checks.base import Check
+from gradgate.checks.config_docs.check import ConfigDocsCheck
 from gradgate.checks.pending import (
     ApiContractCheck,
     CheckpointCheck,
-    ConfigDocsCheck,
     GradientCheck,
 )
 from gradgate.checks.protected.check import ProtectedCheck

@@ -51,6 +51,9 @@ class Finding:
     line: int | None = None
     details: str | None = None  # e.g. a before/after diff, shown folded
     revision: str | None = None  # "base" or "head" when the finding is about one side
+    # How reports fence ``details``: "diff", or "suggestion" (GitHub's block for a replacement
+    # of the finding's line, which a reviewer can apply).
+    details_lang: str = "diff"
 
 
 def report_order(finding: Finding) -> tuple[int, str, int]:
@@ -124,6 +127,10 @@ class RevisionSource(Protocol):
 
     def read(self, revision: str, path: str) -> bytes | None:
         """The file's bytes at ``revision`` (a SHA), or None if it does not exist there."""
+        ...
+
+    def list_files(self, revision: str) -> tuple[str, ...]:
+        """Every file path at ``revision`` that ``read`` returns bytes for."""
         ...
 
     def checkout(self, revision: str) -> AbstractContextManager[Path]:

@@ -30,11 +30,6 @@ class CheckpointCheck(_Pending):
     runs_user_code = True
 
 
-class ConfigDocsCheck(_Pending):
-    name = "config-docs"
-    title = "Config and docs agree"
-
-
 class ApiContractCheck(_Pending):
     name = "api-contract"
     title = "API contracts"

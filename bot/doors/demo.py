@@ -1,7 +1,7 @@
 """`gradgate demo`: build the bundled example repo with a PR of quiet breakages, gate it, print it.
 
 Exits 0 when the tour worked (the report inside says failure, as planted) and 2 when gradgate
-itself broke or the planted protected-line finding went missing.
+itself broke or a planted finding (the protected line, the README/config batch size) went missing.
 """
 
 from __future__ import annotations
@@ -82,7 +82,8 @@ def run_demo(*, fmt: Format = "text", keep: Path | None = None) -> int:
         report = run_request(Request(repo_path=root, base="main", head=PR_BRANCH))
         sys.stdout.write(render(report, fmt))
         sys.stdout.flush()
-    planted = any(f.kind == "protected-line-changed" for r in report.results for f in r.findings)
+    kinds = {f.kind for r in report.results for f in r.findings}
+    planted = {"protected-line-changed", "doc-value-mismatch"} <= kinds
     worked = report.verdict is Verdict.FAILURE and planted
     sys.stderr.write(render_template("demo_outro.txt.j2", worked=worked, keep=keep))
     return 0 if worked else Verdict.ERROR.exit_code

@@ -11,12 +11,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import requests
 from github import Auth, Github, GithubException, GithubRetry
 from github.IssueComment import IssueComment
 from github.Repository import Repository
-from gradgate.bot.github.ports import Comment, PullRequest, Status, WorkflowRun
+from gradgate.bot.github.ports import (
+    Annotation,
+    CheckRun,
+    Comment,
+    PullRequest,
+    Status,
+    WorkflowRun,
+)
 from gradgate.checks.errors import GitHubError
 
 
@@ -148,6 +156,24 @@ class GitHubClient:
                 **optional,
             )
 
+    def create_check_run(self, sha: str, run: CheckRun) -> int:
+        with _call(f"create check run `{run.name}` on {sha[:7]}"):
+            first, *rest = _batches(run) or [()]
+            made = self._repo.create_check_run(
+                name=run.name, head_sha=sha, output=_output(run, first), **_state(run)
+            )
+            for batch in rest:  # GitHub takes 50 annotations a request, appending each batch
+                made.edit(output=_output(run, batch))
+            return made.id
+
+    def update_check_run(self, run_id: int, run: CheckRun) -> None:
+        with _call(f"update check run `{run.name}`"):
+            check_run = self._repo.get_check_run(run_id)
+            first, *rest = _batches(run) or [()]
+            check_run.edit(output=_output(run, first), **_state(run))
+            for batch in rest:
+                check_run.edit(output=_output(run, batch))
+
     def permission(self, login: str) -> str:
         with _call(f"read the permission of @{login}"):
             try:
@@ -178,6 +204,42 @@ class GitHubClient:
 
     def _comment(self, number: int, comment_id: int) -> IssueComment:
         return self._repo.get_issue(number).get_comment(comment_id)
+
+
+ANNOTATIONS_PER_REQUEST = 50  # GitHub's limit for one create or update of a check run
+
+
+def _batches(run: CheckRun) -> list[tuple[Annotation, ...]]:
+    a = run.annotations
+    return [a[i : i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(a), ANNOTATIONS_PER_REQUEST)]
+
+
+def _state(run: CheckRun) -> dict[str, Any]:
+    state: dict[str, Any] = {"status": "in_progress"}
+    if run.conclusion is not None:
+        state = {"status": "completed", "conclusion": run.conclusion}
+    if run.details_url:
+        state["details_url"] = run.details_url
+    if run.external_id:
+        state["external_id"] = run.external_id
+    return state
+
+
+def _output(run: CheckRun, annotations: tuple[Annotation, ...]) -> dict[str, Any]:
+    output: dict[str, Any] = {"title": run.title, "summary": run.summary}
+    if annotations:
+        output["annotations"] = [
+            {
+                "path": a.path,
+                "start_line": a.start_line,
+                "end_line": a.end_line,
+                "annotation_level": a.level,
+                "message": a.message,
+                **({"title": a.title} if a.title else {}),
+            }
+            for a in annotations
+        ]
+    return output
 
 
 def _message(exc: GithubException) -> str | None:

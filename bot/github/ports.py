@@ -40,6 +40,29 @@ class Status:
 
 
 @dataclass(frozen=True, slots=True)
+class Annotation:
+    """A finding's mark on a line of "Files changed" (a check run annotation)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    level: Literal["notice", "warning", "failure"]
+    message: str
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRun:
+    name: str
+    conclusion: str | None  # None: in progress; else GitHub's: success, failure, neutral, skipped
+    title: str
+    summary: str
+    annotations: tuple[Annotation, ...] = ()
+    details_url: str | None = None
+    external_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class WorkflowRun:
     id: int
     head_sha: str
@@ -67,6 +90,12 @@ class GitHubPort(Protocol):
     def react(self, number: int, comment_id: int, content: str) -> None: ...
 
     def set_status(self, sha: str, status: Status) -> None: ...
+
+    def create_check_run(self, sha: str, run: CheckRun) -> int:
+        """The new check run's id. Needs `checks: write`; without it, a GitHubError (403)."""
+        ...
+
+    def update_check_run(self, run_id: int, run: CheckRun) -> None: ...
 
     def permission(self, login: str) -> str:
         """``admin``, ``write``, ``read`` or ``none`` (GitHub's legacy permission names)."""

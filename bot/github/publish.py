@@ -1,10 +1,11 @@
-"""Publish a run to GitHub through the port: pending statuses, then the report comment and the
-final statuses, never stale.
+"""Publish a run to GitHub through the port: pending check runs or statuses (``outcome``), then
+the report comment and the final ones, never stale.
 
 Before publishing, the PR's head is read again. Results for a head that is no longer the PR's
 are not published as current: the comment says they were superseded (unless a newer report is
-already shown) and statuses go on the old commit only, where GitHub no longer shows them on the
-PR. If updating the comment fails, the final statuses are still set before the error is raised.
+already shown) and the outcome (check runs or statuses) goes on the old commit only, where GitHub
+no longer shows it on the PR. If updating the comment fails, the final outcome is still posted
+before the error is raised.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from gradgate.bot.github.outcome import Pending, post_final, post_pending
 from gradgate.bot.github.ports import GitHubPort
 from gradgate.bot.github.split import COMMENT_LIMIT, split_body
-from gradgate.bot.github.statuses import final_statuses, pending_statuses
 from gradgate.bot.github.sticky import Kind, Stamp, Step, ours, shown, steps
 from gradgate.bot.plan.plan import Plan
 from gradgate.bot.report.render import COMMENT_MARKER, Report, render
@@ -28,7 +29,7 @@ _Frame = Callable[[int, int], str]
 class Target:
     number: int  # the pull request
     bot_login: str  # whose comments are gradgate's: github-actions[bot], or an App's slug[bot]
-    target_url: str | None = None  # the statuses' "Details" link: the workflow run
+    target_url: str | None = None  # the statuses' and check runs' "Details" link: the run
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,42 +47,62 @@ def publish_pending(
     base_sha: str,
     config_hash: str | None,
     target: Target,
-) -> None:
-    for status in pending_statuses(
-        plan, base_sha=base_sha, config_hash=config_hash, target_url=target.target_url
-    ):
-        port.set_status(head_sha, status)
+) -> Pending:
+    return post_pending(
+        port,
+        plan,
+        head_sha=head_sha,
+        base_sha=base_sha,
+        config_hash=config_hash,
+        details_url=target.target_url,
+    )
 
 
 def publish_report(
-    port: GitHubPort, report: Report, target: Target, *, limit: int = COMMENT_LIMIT
+    port: GitHubPort,
+    report: Report,
+    target: Target,
+    *,
+    pending: Pending | None = None,
+    limit: int = COMMENT_LIMIT,
 ) -> Published:
     if report.head_sha is None:
         raise ValueError("a report published to GitHub names the head it was computed for")
+    published = Published(current=True, head_now=report.head_sha, steps=())
+    failed: GitHubError | None = None
+    try:
+        published = _comment(port, report, target, limit=limit)
+    except GitHubError as exc:  # still post the final outcome: a required check must not hang
+        failed = exc
+    post_final(port, report, details_url=target.target_url, pending=pending)
+    if failed is not None:
+        raise failed
+    return published
+
+
+def _comment(port: GitHubPort, report: Report, target: Target, *, limit: int) -> Published:
+    """The sticky comment brought up to date, for the head as it is now."""
     pull = port.pull(target.number)  # never stale: the head as it is now
     current = pull.head_sha == report.head_sha
     existing = ours(port.comments(target.number), bot_login=target.bot_login)
+    parts: list[str] = []
+    verdict = str(report.verdict)
     if current:
-        todo = steps(existing, report_parts(report, limit=limit), verdict=str(report.verdict))
+        parts = report_parts(report, limit=limit)
     else:
         now = shown(existing)
-        if now is not None and now.head == pull.head_sha:
-            todo = []  # a newer run already reported on the current head: leave it be
-        else:
-            carried = now.verdict if now is not None else "none"  # so the next run still notifies
+        if now is None or now.head != pull.head_sha:  # else a newer run already reported
+            verdict = now.verdict if now is not None else "none"  # the next run still notifies
             parts = superseded_parts(
-                report, current_head=pull.head_sha, verdict=carried, limit=limit
+                report, current_head=pull.head_sha, verdict=verdict, limit=limit
             )
-            todo = steps(existing, parts, verdict=carried)
-    failed: GitHubError | None = None
-    try:
-        _apply(port, target.number, todo)
-    except GitHubError as exc:  # still leave a final status: a required check must not hang
-        failed = exc
-    for status in final_statuses(report, target_url=target.target_url):
-        port.set_status(report.head_sha, status)
-    if failed is not None:
-        raise failed
+    todo = steps(existing, parts, verdict=verdict) if parts else []
+    _apply(port, target.number, todo)
+    if any(step.kind is Kind.CREATE for step in todo):
+        # A POST that GitHub carried out but answered with a 5xx is retried and leaves a
+        # duplicate: look again, and remove it now rather than on the next run.
+        again = ours(port.comments(target.number), bot_login=target.bot_login)
+        _apply(port, target.number, steps(again, parts, verdict=verdict))
     return Published(current=current, head_now=pull.head_sha, steps=tuple(todo))
 
 

@@ -15,6 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 COMMENT_LIMIT = 65_536  # GitHub's limit on an issue comment body, in characters
+
+
+def length(text: str) -> int:
+    """Characters as a JavaScript string counts them (UTF-16 code units): an emoji counts
+    twice, so a body that fits by this count fits whichever way GitHub counts."""
+    return len(text.encode("utf-16-le")) // 2
+
+
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>[^`]*)$")
 _DETAILS_OPEN = re.compile(r"<details\b", re.IGNORECASE)
 _DETAILS_CLOSE = re.compile(r"</details\s*>", re.IGNORECASE)
@@ -82,14 +90,14 @@ def split_body(body: str, *, header: Frame, footer: Frame, limit: int = COMMENT_
     ``header(k, n)`` and ``footer(k, n)`` frame part k of n (markers, "part 2 of 3").
     """
     whole = header(1, 1) + body + footer(1, 1)
-    if len(whole) <= limit:
+    if length(whole) <= limit:
         return [whole]
     lines = _short_lines(body.splitlines(keepends=True), limit // 4)
     states = _scan(lines)
     for reserve in (2_000, 8_000, 32_000):  # room for frames and closers; grows if a part overran
         cuts = _cuts(lines, states, budget=limit - reserve)
         parts = _assemble(lines, states, cuts, header, footer)
-        if all(len(p) <= limit for p in parts):
+        if all(length(p) <= limit for p in parts):
             return parts
     raise ValueError("the frames leave no room for the body")
 

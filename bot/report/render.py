@@ -130,6 +130,7 @@ def as_json(report: Report) -> dict[str, Any]:
                         "line": f.line,
                         "message": f.message,
                         "details": f.details,
+                        "details_lang": f.details_lang,
                         "revision": f.revision,
                     }
                     for f in (row.result.findings if row.result else ())

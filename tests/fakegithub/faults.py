@@ -1,7 +1,8 @@
 """Faults the fake GitHub can inject before answering: 5xx, secondary rate limits, slowness.
 
 A fault is answered before the request touches the fake's state, as a failing proxy or GitHub's
-rate limiter would: a retried request then finds the world as it was.
+rate limiter would: a retried request then finds the world as it was. An ``after`` fault is
+GitHub doing the work and losing the answer (a 5xx after the fact): a retried POST does it twice.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ RATE_LIMIT_DOCS = (
 class Fault:
     status: int  # 500-599, or 403/429 for a secondary rate limit
     retry_after: int | None = None  # seconds, sent as Retry-After
+    after: bool = False  # the request is carried out, and then answered with the error
 
     @property
     def body(self) -> dict[str, str]:
@@ -49,15 +51,21 @@ class Faults:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def fail_next(
-        self, count: int = 1, *, status: int = 502, retry_after: int | None = None
+        self,
+        count: int = 1,
+        *,
+        status: int = 502,
+        retry_after: int | None = None,
+        after: bool = False,
     ) -> None:
-        self.queued.extend(Fault(status, retry_after) for _ in range(count))
+        self.queued.extend(Fault(status, retry_after, after) for _ in range(count))
 
     def rate_limit_next(self, count: int = 1, *, retry_after: int | None = 0) -> None:
         self.fail_next(count, status=403, retry_after=retry_after)
 
     def chaos(self, rate: float, *, seed: int = 0, only: str | None = None) -> None:
-        """Fail ``rate`` of the requests, half with a 5xx and half with a secondary rate limit."""
+        """Fail ``rate`` of the requests, half with a 5xx and half with a secondary rate limit;
+        half of the 5xx on writes are ``after`` faults."""
         self.rate = rate
         self.seed = seed
         self._random.seed(seed)
@@ -71,8 +79,9 @@ class Faults:
                 fault: Fault | None = self.queued.popleft()
             elif self.rate and self._random.random() < self.rate:
                 kind = self._random.random()
-                if kind < 0.5:
-                    fault = Fault(self._random.choice((500, 502, 503)))
+                if kind < 0.5:  # half of the 5xx on writes come after the work was done
+                    after = method != "GET" and self._random.random() < 0.5
+                    fault = Fault(self._random.choice((500, 502, 503)), after=after)
                 else:
                     fault = Fault(403 if kind < 0.85 else 429, retry_after=self.retry_after)
             else:

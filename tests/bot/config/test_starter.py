@@ -35,7 +35,11 @@ NANOGPT = [
             NANOGPT,
             [
                 ("model-core", ("/model.py",), ("protected",)),
-                ("config-docs", ("/config/**", "/configs/**", "README.md", "docs/**"), ()),
+                (
+                    "config-docs",
+                    ("/config/**", "/configs/**", "README.md", "docs/**"),
+                    ("config-docs",),
+                ),
             ],
             id="nanogpt-like",
         ),
@@ -51,7 +55,7 @@ NANOGPT = [
         ),
         pytest.param(
             ["README.md", *(f"exp/run{i}.yaml" for i in range(11)), ".github/ci.yaml"],
-            [("config-docs", ("*.yaml", "!.*", "README.md"), ())],
+            [("config-docs", ("*.yaml", "!.*", "README.md"), ("config-docs",))],
             id="many-loose-yaml-files",
         ),
         pytest.param(
@@ -135,7 +139,10 @@ def test_starter_config_explains_every_line(paths: list[str]) -> None:
 
 # --- repositories with contents: what the files say, not only their names ----------------
 
-MODULE = "import torch.nn as nn\n\n\nclass {name}({base}):\n    def forward(self, x):\n        return x\n"
+MODULE = (
+    "import torch.nn as nn\n\n\nclass {name}({base}):\n"
+    "    def forward(self, x):\n        return x\n"
+)
 TRAIN_LOOP = (
     "for batch in data:\n    loss = model(batch).sum()\n    loss.backward()\n    optimizer.step()\n"
 )
@@ -174,10 +181,13 @@ def src_library() -> dict[str, str]:
     return files
 
 
+EXAMPLES = ("mnist", "word_language_model", "dcgan")
+
+
 def examples_monorepo() -> dict[str, str]:
     """pytorch/examples: one folder per example, each with its model and its training script."""
     files = {"README.md": "# examples\n", "docs/source/index.md": "Examples\n"}
-    for example in ("mnist", "word_language_model", "dcgan"):
+    for example in EXAMPLES:
         files[f"{example}/main.py"] = "import torch\n" + TRAIN_LOOP
         files[f"{example}/model.py"] = MODULE.format(name="Net", base="torch.nn.Module")
         files[f"{example}/README.md"] = f"# {example}\n"
@@ -205,8 +215,8 @@ def covered(config: Config, zone: str, paths: list[str]) -> set[str]:
         pytest.param(src_library(), {f"src/vector_quantize/{n}.py" for n in
                                      ("vq", "fsq", "lfq", "residual", "codebook")},
                      None, {"README.md", "docs/usage.md", "docs/api.mdx"}, id="src-library"),
-        pytest.param(examples_monorepo(), {f"{e}/model.py" for e in ("mnist", "word_language_model", "dcgan")},
-                     {f"{e}/main.py" for e in ("mnist", "word_language_model", "dcgan")},
+        pytest.param(examples_monorepo(), {f"{e}/model.py" for e in EXAMPLES},
+                     {f"{e}/main.py" for e in EXAMPLES},
                      {"README.md", "mnist/README.md", "mnist/config.yaml"}, id="examples-monorepo"),
     ],
 )  # fmt: skip

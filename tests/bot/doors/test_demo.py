@@ -20,6 +20,11 @@ def test_demo_exits_0_and_its_report_fails_the_planted_pr() -> None:
     assert done.returncode == 0, done.stderr
     assert "gradgate failed" in done.stdout
     assert "train.py:10" in done.stdout and "NO_REFAC" in done.stdout
+    # The planted README/config batch-size disagreement, at both README places, with the fix.
+    assert "README.md:15: `README.md:15` (table) says `batch_size` is `32`" in done.stdout
+    assert "`configs/train.yaml:1` (config) now sets it to `64`" in done.stdout
+    assert "| `batch_size` | 64 | images per step |" in done.stdout
+    assert "README.md:11:" in done.stdout
     assert "not yet available" in done.stdout  # no fake passes for checks not built yet
     assert "The gate did its job" in done.stderr
 

@@ -1,0 +1,58 @@
+"""A report -> GitHub: the sticky comment and the final statuses, and the job summary."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from gradgate.bot.doors.action.settings import Settings, connect, say
+from gradgate.bot.github.outcome import Pending, post_final
+from gradgate.bot.github.publish import Target, publish_report
+from gradgate.bot.pipeline import Request, error_report
+from gradgate.bot.report.render import Report, render
+from gradgate.bot.templates import render_template
+from gradgate.checks.errors import GitHubError
+
+SUMMARY_LIMIT = 1_000_000  # GitHub caps a step summary at 1 MiB
+
+
+def publish(
+    s: Settings,
+    report: Report,
+    *,
+    number: int,
+    head_sha: str,
+    target: Target,
+    pending: Pending | None = None,
+) -> None:
+    report = dataclasses.replace(
+        report,
+        head_sha=report.head_sha or head_sha,  # an error before any plan names no head itself
+        rerun="pr",
+        repo_url=f"{s.server}/{s.need('GITHUB_REPOSITORY')}",
+    )
+    summary(s, report)
+    try:
+        published = publish_report(connect(s), report, target, pending=pending)
+    except GitHubError as exc:
+        if exc.status != 403:
+            raise
+        hint = render_template("action_read_only.txt.j2").strip()
+        raise GitHubError(f"{exc}; {hint}", status=exc.status) from exc
+    say(
+        "published", verdict=str(report.verdict), head_sha=report.head_sha, number=number,
+        current=published.current, head_now=published.head_now,
+    )  # fmt: skip
+
+
+def error_statuses(s: Settings, head_sha: str, message: str, target: Target) -> None:
+    """The outcome only, when there is no pull request to comment on: an error, never a pass."""
+    report = error_report(Request(repo_path=s.repo_path, base="", head=head_sha), message)
+    report = dataclasses.replace(report, head_sha=head_sha)
+    post_final(connect(s), report, details_url=target.target_url)
+
+
+def summary(s: Settings, report: Report) -> None:
+    path = s.env.get("GITHUB_STEP_SUMMARY")
+    if path:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(render(report, "markdown")[:SUMMARY_LIMIT])

@@ -1,0 +1,182 @@
+"""The stages of `gradgate action`, and ``run_action``, which picks one for the event."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from gradgate.bot.config.model import config_hash
+from gradgate.bot.doors.action.publishing import error_statuses, publish
+from gradgate.bot.doors.action.settings import STAGES, Settings, connect, say
+from gradgate.bot.doors.isolated import run_checks
+from gradgate.bot.github.commands import CommentEvent
+from gradgate.bot.github.events import PullRequestEvent, Skip, WorkflowRunEvent, read_event
+from gradgate.bot.github.matrix import github_matrix
+from gradgate.bot.github.publish import Target, publish_pending
+from gradgate.bot.github.recheck import handle_recheck
+from gradgate.bot.github.results import CHECK_FILE, PLAN_FILE, merge, plan_record, record_pr
+from gradgate.bot.pipeline import Request, error_report, plan_request
+from gradgate.bot.report.render import Report, as_json
+from gradgate.bot.templates import render_template
+from gradgate.checks.errors import GradgateError, UsageError
+
+_NO_JOBS = 'matrix={"include":[]}\nrun=false\nchecks=\n'
+
+
+def run_action(s: Settings) -> int:
+    """Exit code: the verdict's for `all` and `check` (a red job is what /recheck re-runs), 0
+    once published; 2 when gradgate could not finish (the one CLI handler says why)."""
+    if s.stage not in STAGES:
+        raise UsageError(f"unknown stage {s.stage!r} (one of: {', '.join(STAGES)})")
+    name = s.need("GITHUB_EVENT_NAME")
+    event = read_event(name, _read_json(Path(s.need("GITHUB_EVENT_PATH"))))
+    if isinstance(event, Skip):
+        say("skipped", event=event.event, action=event.action, why=str(event.why))
+        return 0
+    if isinstance(event, CommentEvent):
+        handled = handle_recheck(
+            connect(s), event, bot_login=s.bot_login, workflow=s.workflow_file()
+        )
+        say(
+            "recheck",
+            outcome=str(handled.outcome),
+            ignored=str(handled.ignored),
+            run_id=handled.run_id,
+        )
+        return 0
+    if isinstance(event, WorkflowRunEvent):
+        if s.stage != "publish":
+            raise UsageError("a workflow_run event only publishes: use the `publish` stage")
+        return _publish_run(s, event)
+    stage = {"all": _gate, "plan": _plan, "check": _check, "publish": _publish_pull}[s.stage]
+    return stage(s, event)
+
+
+def _request(
+    s: Settings, event: PullRequestEvent, *, only: tuple[str, ...] | None = None
+) -> Request:
+    return Request(
+        repo_path=s.repo_path,
+        base=event.base_sha,
+        head=event.head_sha,
+        only=only,
+        pr_number=event.number,
+        python=s.python,
+    )
+
+
+def _gate(s: Settings, event: PullRequestEvent) -> int:
+    """Stage `all`: everything in this job; the checks in a child without credentials."""
+    target = s.target(event.number, s.env.get("GITHUB_RUN_ID"))
+    request = _request(s, event)
+    pending = None
+    try:
+        planned = plan_request(request, for_checks=False)
+    except GradgateError as exc:
+        report = error_report(request, exc)
+    else:
+        pending = publish_pending(
+            connect(s),
+            planned.plan,
+            head_sha=planned.head_sha,
+            base_sha=planned.base_sha,
+            config_hash=config_hash(planned.policy.text) if planned.policy.text else None,
+            target=target,
+        )
+        if pending.error is not None:  # the final outcome matters; the pending one is a courtesy
+            say("pending-failed", error=str(pending.error))
+        report, _ = run_checks(request, environ=s.env)
+        if report.plan is None:  # the child died: its planned checks are errors, not pending
+            report = dataclasses.replace(report, plan=planned.plan)
+    publish(s, report, number=event.number, head_sha=event.head_sha, target=target, pending=pending)
+    return report.verdict.exit_code
+
+
+def _plan(s: Settings, event: PullRequestEvent) -> int:
+    """Stage `plan` (no token needed): job outputs, and the plan record for the publisher."""
+    try:
+        planned = plan_request(_request(s, event), for_checks=False)
+    except GradgateError as exc:
+        record = plan_record(
+            pr=event.number, head_sha=event.head_sha, base_sha=event.base_sha, config_hash=None,
+            config_source=None, plan=None, error=str(exc),
+        )  # fmt: skip
+        outputs = _NO_JOBS
+    else:
+        text = planned.policy.text
+        record = plan_record(
+            pr=event.number, head_sha=planned.head_sha, base_sha=planned.base_sha,
+            config_hash=config_hash(text) if text else None, config_source=planned.policy.source,
+            plan=planned.plan,
+        )  # fmt: skip
+        outputs = github_matrix(planned.plan, planned.policy.config)
+    _write_json(s.results / PLAN_FILE, record)
+    if s.env.get("GITHUB_OUTPUT"):
+        with open(s.env["GITHUB_OUTPUT"], "a", encoding="utf-8") as out:
+            out.write(outputs)
+    checks = dict(line.split("=", 1) for line in outputs.splitlines())["checks"]
+    say("planned", checks=checks, path=s.results / PLAN_FILE)
+    return 0
+
+
+def _check(s: Settings, event: PullRequestEvent) -> int:
+    """Stage `check` (no token needed): one check in a child without credentials."""
+    if not s.check:
+        raise UsageError("the `check` stage needs --check NAME (the matrix's `check`)")
+    report, data = run_checks(_request(s, event, only=(s.check,)), environ=s.env)
+    path = s.results / CHECK_FILE.format(name=s.check)
+    _write_json(path, data if data is not None else as_json(report))
+    say("checked", check=s.check, verdict=str(report.verdict), path=path)
+    return report.verdict.exit_code
+
+
+def _publish_pull(s: Settings, event: PullRequestEvent) -> int:
+    """Stage `publish` in the pull request's own run (a same-repository fan-out)."""
+    target = s.target(event.number, s.env.get("GITHUB_RUN_ID"))
+    report = _merged(s, event.head_sha, target)
+    publish(s, report, number=event.number, head_sha=event.head_sha, target=target)
+    return 0
+
+
+def _publish_run(s: Settings, event: WorkflowRunEvent) -> int:
+    """Stage `publish` on workflow_run, maybe for a fork: GitHub's event is trusted, the
+    downloaded results are not, so the pull request they name is checked against the run."""
+    try:
+        number = record_pr(_read_json(s.results / PLAN_FILE))
+    except (UsageError, ValueError) as exc:  # no PR to comment on: an error status at least
+        error_statuses(s, event.head_sha, str(exc), s.target(0, str(event.run_id)))
+        raise UsageError(str(exc)) from exc
+    pull = connect(s).pull(number)
+    if (pull.head_repo, pull.head_ref) != (event.head_repo, event.head_branch):
+        values = dict(number=number, repo=event.head_repo, branch=event.head_branch)
+        raise UsageError(render_template("action_wrong_pr.txt.j2", **values).strip())
+    target = s.target(number, str(event.run_id))
+    publish(
+        s, _merged(s, event.head_sha, target), number=number, head_sha=event.head_sha, target=target
+    )
+    return 0
+
+
+def _merged(s: Settings, head_sha: str, target: Target) -> Report:
+    """The report the results directory makes for ``head_sha``; if it is unreadable, an error
+    status is set before the error is raised, so the required status does not hang."""
+    try:
+        checks = [_read_json(p) for p in sorted(s.results.glob(CHECK_FILE.format(name="*")))]
+        return merge(_read_json(s.results / PLAN_FILE), checks, head_sha=head_sha)
+    except (UsageError, ValueError) as exc:
+        error_statuses(s, head_sha, str(exc), target)
+        raise UsageError(str(exc)) from exc
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from exc
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,103 @@
+"""The check runs of a run (pure): an overall `gradgate` and one `gradgate/<check>` per check.
+
+Where the token has `checks: write` (an App always; an Action when its workflow grants it),
+gradgate reports check runs instead of statuses, under the same names, so a required check keeps
+its name whichever way it is reported. A check's findings become annotations on their lines in
+"Files changed"; only findings about the head (the side that tab shows) carry a line there.
+"""
+
+from __future__ import annotations
+
+from gradgate.bot.github.ports import Annotation, CheckRun
+from gradgate.bot.github.statuses import final_statuses, pending_statuses
+from gradgate.bot.plan.plan import Plan
+from gradgate.bot.report.render import Report, render, rows
+from gradgate.bot.templates import render_template
+from gradgate.checks.base import Finding, Outcome, Severity
+
+SUMMARY_LIMIT = 65_535  # GitHub's limit on a check run's output.summary
+# Never "success" for an error: a check run's conclusion is what a required check reads.
+_CONCLUSION = {
+    Outcome.PASS: "success",
+    Outcome.WARN: "neutral",
+    Outcome.FAIL: "failure",
+    Outcome.ERROR: "failure",
+    Outcome.UNAVAILABLE: "failure",
+    Outcome.SKIPPED: "skipped",
+}
+_VERDICT = {"success": "success", "failure": "failure", "error": "failure"}
+_LEVEL = {Severity.BLOCKING: "failure", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+
+
+def stamp(head_sha: str | None, base_sha: str | None, config_hash: str | None) -> str:
+    """A check run's external id: what its result was computed against."""
+    return f"gradgate:{head_sha or 'none'}:{base_sha or 'none'}:{config_hash or 'none'}"
+
+
+def pending_check_runs(
+    plan: Plan, *, head_sha: str, base_sha: str, config_hash: str | None, details_url: str | None
+) -> list[CheckRun]:
+    external = stamp(head_sha, base_sha, config_hash)
+    return [
+        CheckRun(
+            name=s.context,
+            conclusion=None if s.state == "pending" else "skipped",
+            title=s.description,
+            summary=s.description,
+            details_url=details_url,
+            external_id=external,
+        )
+        for s in pending_statuses(
+            plan, base_sha=base_sha, config_hash=config_hash, target_url=details_url
+        )
+    ]
+
+
+def final_check_runs(report: Report, *, details_url: str | None) -> list[CheckRun]:
+    titles = {s.context: s.description for s in final_statuses(report, target_url=details_url)}
+    external = stamp(report.head_sha, report.base_sha, report.config_hash)
+    whole = render(report, "markdown")
+    if len(whole) > SUMMARY_LIMIT:
+        note = render_template("check_run_cut.md.j2").strip()
+        whole = whole[: SUMMARY_LIMIT - len(note) - 2] + "\n\n" + note
+    runs = [
+        CheckRun(
+            name="gradgate",
+            conclusion=_VERDICT[str(report.verdict)],
+            title=titles["gradgate"],
+            summary=whole,
+            details_url=details_url,
+            external_id=external,
+        )
+    ]
+    for row in rows(report):
+        name = f"gradgate/{row.planned.name}"
+        findings = row.result.findings if row.result else ()
+        runs.append(
+            CheckRun(
+                name=name,
+                conclusion=_CONCLUSION[row.outcome],
+                title=titles[name],
+                summary=render_template(
+                    "check_run_summary.md.j2", r=report, row=row, count=len(findings)
+                ),
+                annotations=tuple(a for f in findings if (a := annotation(f)) is not None),
+                details_url=details_url,
+                external_id=external,
+            )
+        )
+    return runs
+
+
+def annotation(finding: Finding) -> Annotation | None:
+    if finding.file is None or finding.line is None or finding.revision == "base":
+        return None
+    level = _LEVEL[finding.severity]
+    return Annotation(
+        path=finding.file,
+        start_line=finding.line,
+        end_line=finding.line,
+        level=level,  # type: ignore[arg-type]
+        message=finding.message,
+        title=finding.kind,
+    )

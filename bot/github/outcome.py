@@ -1,0 +1,96 @@
+"""The run's outcome on the commit: check runs where the token allows, else commit statuses.
+
+A check run needs `checks: write`; GitHub answers 403 without it, and gradgate then reports the
+same names as statuses. The pending phase decides the way for its run, so the final phase
+completes the very check runs it started, or replaces the very statuses it set: nothing is left
+pending. When the final phase cannot finish its check runs, it still tries to leave statuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from gradgate.bot.github.checkruns import final_check_runs, pending_check_runs
+from gradgate.bot.github.ports import GitHubPort
+from gradgate.bot.github.statuses import final_statuses, pending_statuses
+from gradgate.bot.plan.plan import Plan
+from gradgate.bot.report.render import Report
+from gradgate.checks.errors import GitHubError
+
+FORBIDDEN = 403  # GitHub's "Resource not accessible by integration": no `checks: write`
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """How the pending phase reported: check run ids by name, or statuses (``check_runs`` None)."""
+
+    check_runs: Mapping[str, int] | None = field(default_factory=dict)
+    error: GitHubError | None = None  # the pending phase failed here; the final phase goes on
+
+
+def post_pending(
+    port: GitHubPort,
+    plan: Plan,
+    *,
+    head_sha: str,
+    base_sha: str,
+    config_hash: str | None,
+    details_url: str | None,
+) -> Pending:
+    ids: dict[str, int] = {}
+    runs = pending_check_runs(
+        plan, head_sha=head_sha, base_sha=base_sha, config_hash=config_hash, details_url=details_url
+    )
+    try:
+        for run in runs:
+            ids[run.name] = port.create_check_run(head_sha, run)
+        return Pending(ids)
+    except GitHubError as exc:
+        if exc.status != FORBIDDEN or ids:
+            return Pending(ids, error=exc)
+    try:
+        for status in pending_statuses(
+            plan, base_sha=base_sha, config_hash=config_hash, target_url=details_url
+        ):
+            port.set_status(head_sha, status)
+    except GitHubError as exc:
+        return Pending(None, error=exc)
+    return Pending(None)
+
+
+def post_final(
+    port: GitHubPort, report: Report, *, details_url: str | None, pending: Pending | None = None
+) -> None:
+    """Check runs (completing the pending ones), or statuses if the token cannot write checks."""
+    head_sha = report.head_sha
+    if head_sha is None:
+        raise ValueError("a report published to GitHub names the head it was computed for")
+    started = pending.check_runs if pending is not None else {}
+    if started is not None:
+        done = 0
+        try:
+            for run in final_check_runs(report, details_url=details_url):
+                run_id = started.get(run.name)
+                if run_id is None:
+                    port.create_check_run(head_sha, run)
+                else:
+                    port.update_check_run(run_id, run)
+                done += 1
+            return
+        except GitHubError as exc:
+            if exc.status != FORBIDDEN or done or started:
+                _statuses_anyway(port, report, details_url)
+                raise
+    for status in final_statuses(report, target_url=details_url):
+        port.set_status(head_sha, status)
+
+
+def _statuses_anyway(port: GitHubPort, report: Report, details_url: str | None) -> None:
+    """Best effort when check runs failed halfway: a status says what happened."""
+    assert report.head_sha is not None
+    try:
+        for status in final_statuses(report, target_url=details_url):
+            port.set_status(report.head_sha, status)
+    except GitHubError:
+        pass  # the check runs' error is the one to report

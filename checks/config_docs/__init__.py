@@ -1,0 +1,8 @@
+"""The `config-docs` check: README and docs claims must agree with configs and code defaults.
+
+``snapshot`` reads one revision: the docs into claims (``claims``: tables, inline code, code
+blocks, via markdown-it-py) and the configs and code into facts (``sources``: YAML, JSON, TOML,
+Python read with ast); ``values`` normalises what both say; ``compare`` finds the disagreements
+at a revision (``resolve`` answers imports and paths); ``verdict`` blocks only those the PR
+introduced; ``findings`` words them; ``check`` is the entry point the registry lists.
+"""

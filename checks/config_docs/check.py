@@ -1,0 +1,93 @@
+"""The `config-docs` check: README and docs must agree with configs and code defaults.
+
+Both revisions are read into Snapshots (`snapshot`); each one's claims are compared with its
+facts (`compare`, imports and paths through `resolve`); the disagreements at head that were not
+there at base block (`verdict`); each is worded with both places and the fix (`findings`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from gradgate.checks.base import (
+    CheckContext,
+    CheckResult,
+    CheckSettings,
+    Finding,
+    outcome_for,
+    report_order,
+)
+from gradgate.checks.config_docs.compare import FactIndex, disagreements, undocumented
+from gradgate.checks.config_docs.findings import finding, summary
+from gradgate.checks.config_docs.model import ValueClaim
+from gradgate.checks.config_docs.resolve import Modules, owned_modules
+from gradgate.checks.config_docs.settings import ConfigDocsSettings
+from gradgate.checks.config_docs.snapshot import Reader, take
+from gradgate.checks.config_docs.verdict import severity, signatures
+from gradgate.checks.diff import ChangeStatus
+
+
+class ConfigDocsCheck:
+    name: ClassVar[str] = "config-docs"
+    title: ClassVar[str] = "Config and docs agree"
+    settings_model: ClassVar[type[CheckSettings]] = ConfigDocsSettings
+    runs_user_code: ClassVar[bool] = False
+    available: ClassVar[bool] = True
+
+    def run(self, ctx: CheckContext) -> CheckResult:
+        started = time.perf_counter()
+        settings = _settings(ctx.settings)
+        changed = frozenset(path for change in ctx.changes for path in change.paths)
+        moves = {
+            c.old_path: c.path
+            for c in ctx.changes
+            if c.status is ChangeStatus.RENAMED and c.old_path is not None
+        }
+        at_base = {new: old for old, new in moves.items()}
+        reader = Reader(ctx.source, changed)
+        base = take(reader, ctx.base_sha, settings)
+        head = take(reader, ctx.head_sha, settings)
+        owned = owned_modules(base.files | head.files)
+        base_modules, head_modules = Modules(reader, base, owned), Modules(reader, head, owned)
+        base_facts, head_facts = FactIndex(base.facts), FactIndex(head.facts)
+        before, _ = disagreements(
+            base, base_facts, unresolved=base_modules.unresolved, missing=base_modules.missing
+        )
+        now, documented = disagreements(
+            head,
+            head_facts,
+            unresolved=head_modules.unresolved,
+            missing=head_modules.missing,
+            base=base,
+            base_facts=base_facts,
+            at_base=at_base,
+        )
+        now += undocumented(head, documented, head_facts, base_facts, at_base)
+        old_sigs = signatures(before)  # head signatures name moved files by their base path
+        by_head_place = {(moves.get(f.file, f.file), f.key): f for f in base.facts}
+        findings: list[Finding] = [
+            finding(d, severity(d, at_base=old_sigs), before=by_head_place, renamed_to=moves)
+            for d in now
+        ]
+        ordered = tuple(sorted(findings, key=report_order))
+        claims = sum(1 for c in head.claims if isinstance(c, ValueClaim))
+        docs = len({c.doc for c in head.claims})
+        return CheckResult(
+            check=self.name,
+            outcome=outcome_for(ordered),
+            summary=summary(ordered, claims=len(head.claims), docs=docs),
+            findings=ordered,
+            metrics={
+                "value_claims": claims,
+                "claims": len(head.claims),
+                "facts": len(head.facts),
+            },
+            duration_s=time.perf_counter() - started,
+        )
+
+
+def _settings(raw: CheckSettings) -> ConfigDocsSettings:
+    if isinstance(raw, ConfigDocsSettings):
+        return raw
+    return ConfigDocsSettings.model_validate(raw.model_dump())

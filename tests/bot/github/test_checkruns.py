@@ -1,0 +1,99 @@
+"""bot.github.checkruns and bot.github.outcome: check runs where the token allows, else statuses."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from gradgate.bot.github.checkruns import SUMMARY_LIMIT, final_check_runs, pending_check_runs
+from gradgate.bot.github.client import Connection, GitHubClient, RetryPolicy
+from gradgate.bot.github.outcome import post_final, post_pending
+from gradgate.checks.base import Outcome, Severity
+
+from tests.bot.github.reports import BASE, HEAD, finding, plan, report
+from tests.fakegithub import FakeGitHub
+
+REPO = "acme/model"
+URL = "https://github.com/acme/model/actions/runs/1"
+FAST = RetryPolicy(total=2, backoff_s=0.001, request_interval_s=0, write_interval_s=0)
+
+
+def test_findings_on_head_lines_become_annotations_at_their_level() -> None:
+    base_side = dataclasses.replace(finding(2), revision="base")  # line numbers of the base
+    note = finding(3, severity=Severity.NOTE)
+    no_line = dataclasses.replace(finding(4), line=None)
+
+    runs = {
+        r.name: r
+        for r in final_check_runs(report(finding(1), base_side, note, no_line), details_url=URL)
+    }
+
+    protected = runs["gradgate/protected"]
+    assert protected.conclusion == "failure"
+    assert [(a.path, a.start_line, a.level) for a in protected.annotations] == [
+        ("models/m1.py", 1, "failure"),
+        ("models/m3.py", 3, "notice"),
+    ]
+    assert "4 findings" in protected.summary
+    assert runs["gradgate"].conclusion == "failure"
+    assert runs["gradgate/gradient"].conclusion == "skipped"
+    assert all(r.external_id == f"gradgate:{HEAD}:{BASE}:abc123def456" for r in runs.values())
+
+
+def test_an_error_is_never_a_successful_check_run() -> None:
+    runs = {r.name: r for r in final_check_runs(report(outcome=Outcome.ERROR), details_url=None)}
+
+    assert runs["gradgate"].conclusion == "failure"
+    assert runs["gradgate/protected"].conclusion == "failure"
+    assert runs["gradgate"].title.startswith("gradgate could not decide")
+
+
+def test_the_overall_summary_fits_a_check_run() -> None:
+    big = report(*(finding(i, details_lines=40) for i in range(1, 72)))
+
+    (overall,) = [r for r in final_check_runs(big, details_url=None) if r.name == "gradgate"]
+
+    assert len(overall.summary) <= SUMMARY_LIMIT
+    assert overall.summary.endswith("the pull request comment has all of it.*")
+
+
+def test_pending_runs_are_in_progress_and_skipped_ones_are_done() -> None:
+    runs = {
+        r.name: r
+        for r in pending_check_runs(
+            plan(), head_sha=HEAD, base_sha=BASE, config_hash=None, details_url=URL
+        )
+    }
+
+    assert runs["gradgate"].conclusion is None and runs["gradgate/protected"].conclusion is None
+    assert runs["gradgate/gradient"].conclusion == "skipped"
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_pending_then_final_completes_what_it_started(github: FakeGitHub, checks: bool) -> None:
+    github.open_pull(REPO, 7, head=HEAD, base=BASE, author="alice")
+    client = GitHubClient(
+        Connection(api_url=github.url, token=github.token(checks=checks), repo=REPO, retry=FAST)
+    )
+    repo = github.repo(REPO)
+
+    pending = post_pending(
+        client, plan(), head_sha=HEAD, base_sha=BASE, config_hash=None, details_url=URL
+    )
+    post_final(
+        client, report(*(finding(i) for i in range(1, 121))), details_url=URL, pending=pending
+    )
+
+    if checks:  # check runs, completed in place, and no statuses
+        assert pending.check_runs and set(pending.check_runs) == set(repo.latest_check_runs(HEAD))
+        assert repo.statuses == []
+        runs = repo.latest_check_runs(HEAD)
+        assert {r.id for r in runs.values()} == set(pending.check_runs.values())
+        assert runs["gradgate"].conclusion == "failure" and runs["gradgate"].status == "completed"
+        assert len(runs["gradgate/protected"].annotations) == 120  # in batches of 50
+        assert runs["gradgate/protected"].details_url == URL
+    else:  # the token cannot write checks: statuses, and no check run at all
+        assert pending.check_runs is None
+        assert repo.check_runs == {}
+        assert repo.latest_statuses(HEAD)["gradgate"].state == "failure"
+        assert [r.status for r in github.requests("POST", "/check-runs$")] == [403]

@@ -1,0 +1,85 @@
+"""bot.github.results: the fan-out workflow's plan record and per-check results -> one report."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from gradgate.bot.github.results import merge, plan_record, record_pr
+from gradgate.bot.report.render import Report, as_json, rows
+from gradgate.checks.base import Outcome
+
+from tests.bot.github.reports import BASE, HEAD, finding, plan, report
+
+
+def _record(**overrides: Any) -> dict[str, Any]:
+    values: dict[str, Any] = dict(
+        pr=7, head_sha=HEAD, base_sha=BASE, config_hash="abc123def456",
+        config_source=".gradgate.yml at base 1111111", plan=plan(),
+    )  # fmt: skip
+    values.update(overrides)
+    return plan_record(**values)
+
+
+def _check_json(r: Report) -> dict[str, Any]:
+    return as_json(r)
+
+
+def test_the_check_jobs_results_make_the_report() -> None:
+    merged = merge(_record(), [_check_json(report(finding(1)))], head_sha=HEAD)
+
+    assert merged.verdict == "failure"
+    assert merged.result_for("protected") is not None
+    assert (merged.head_sha, merged.base_sha, merged.config_hash) == (HEAD, BASE, "abc123def456")
+
+
+def test_a_check_without_a_result_is_an_error_never_a_pass() -> None:
+    merged = merge(_record(), [], head_sha=HEAD)
+
+    assert merged.verdict == "error"
+    (row,) = [r for r in rows(merged) if r.planned.name == "protected"]
+    assert row.outcome is Outcome.ERROR
+    assert row.result is not None and row.result.summary.startswith("no result")
+
+
+def test_results_for_another_head_are_not_used() -> None:
+    stale = report(head="9" * 40)  # passing, but for another commit
+
+    merged = merge(_record(), [_check_json(stale)], head_sha=HEAD)
+
+    assert merged.verdict == "error"
+
+
+def test_unreadable_results_count_as_missing() -> None:
+    merged = merge(_record(), [{"verdict": "success"}, ["not", "a", "report"]], head_sha=HEAD)
+
+    assert merged.verdict == "error"
+
+
+def test_a_planned_check_this_version_cannot_run_is_unavailable() -> None:
+    p = plan()
+    unbuilt = dataclasses.replace(p.checks[0], name="not-built-yet", available=False)
+    record = _record(plan=dataclasses.replace(p, checks=(*p.checks, unbuilt)))
+
+    merged = merge(record, [_check_json(report())], head_sha=HEAD)
+
+    assert merged.verdict == "error"
+    assert merged.result_for("not-built-yet").outcome is Outcome.UNAVAILABLE  # type: ignore[union-attr]
+
+
+def test_a_plan_that_failed_is_reported_as_its_error() -> None:
+    merged = merge(_record(plan=None, error=".gradgate.yml:3: invalid config"), [], head_sha=HEAD)
+
+    assert merged.verdict == "error" and merged.error == ".gradgate.yml:3: invalid config"
+
+
+def test_a_plan_record_for_another_head_is_refused() -> None:
+    with pytest.raises(ValueError, match="not for"):
+        merge(_record(), [], head_sha="9" * 40)
+
+
+@pytest.mark.parametrize("pr", [None, "7", 0, True])
+def test_the_record_must_name_a_pull_request(pr: object) -> None:
+    with pytest.raises(ValueError, match="names no pull request"):
+        record_pr({"pr": pr})
