@@ -3,25 +3,28 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection
 from dataclasses import replace
 
-from gradgate.bot.report.render import Report
+from gradgate.bot.report.load import report_from_json
+from gradgate.bot.report.render import Report, as_json
 from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks.base import Outcome
-from pydantic import TypeAdapter
 
-_ADAPTER = TypeAdapter(Report)
 RERUN_ON_RECHECK = frozenset({Outcome.FAIL, Outcome.ERROR, Outcome.UNAVAILABLE, Outcome.WAITING})
 
 
 def to_wire(report: Report) -> str:
-    """JSON, not pickle: the process that reads it holds the App's credentials."""
-    return _ADAPTER.dump_json(report).decode("utf-8")
+    """The report's JSON (`gradgate check --format json`'s): JSON, not pickle, because the
+    process that reads it holds the App's credentials."""
+    return json.dumps(as_json(report))
 
 
 def from_wire(text: str | bytes) -> Report:
-    return _ADAPTER.validate_json(text)
+    """Parsed strictly into typed values (bot/report/load.py), as every door reads a report
+    another process wrote. Raises ValueError naming the first problem."""
+    return report_from_json(json.loads(text))
 
 
 def to_rerun(report: Report) -> tuple[str, ...]:

@@ -56,16 +56,15 @@ def create_app(queues: Queues) -> Starlette:
             return _record(job)
 
     def _record(job: Job) -> bool:
+        """The job is safely enqueued before its delivery counts as processed: a server killed
+        in between has lost nothing (a redelivery enqueues the same job id again, harmlessly)."""
         state = queues.state
-        if not state.deliveries.first_time(job.id):
+        if state.deliveries.seen(job.id):
             return False
-        try:
-            if job.kind is Kind.PUSH and job.head_sha:
-                state.prs.set_head(job.pr.key, job.head_sha)
-            queues.enqueue(job)
-        except BaseException:
-            state.deliveries.forget(job.id)  # a redelivery must be able to try again
-            raise
+        if job.kind is Kind.PUSH and job.head_sha:
+            state.prs.set_head(job.pr.key, job.head_sha)
+        queues.enqueue(job)
+        state.deliveries.remember(job.id)
         return True
 
     def known_head(event: str, payload: dict[str, Any]) -> str | None:

@@ -23,13 +23,21 @@ class AppSettings:
     webhook_secret: bytes = b""
     app_id: str | None = None
     private_key: str | None = None  # PEM
+    app_slug: str = "gradgate"  # the App's URL name: it comments as `<slug>[bot]`
     api_url: str = DEFAULT_API
     mirror_budget_mb: int = 20_000  # mirrors beyond this are removed, least recently used first
-    lease_s: float = 30.0  # a job whose worker stops renewing its lease this long is re-run
+    # A job whose worker stops renewing its lease this long is run again elsewhere: a killed
+    # worker's job waits about this long (GRADGATE_LEASE_S).
+    lease_s: float = 30.0
 
     @property
     def queue_db(self) -> Path:
         return self.data_dir / "queue.db"
+
+    @property
+    def bot_login(self) -> str:
+        """Whose comments are the App's (the sticky comment is found by it and the marker)."""
+        return f"{self.app_slug}[bot]"
 
 
 def _read_secret(env: Mapping[str, str], name: str) -> str | None:
@@ -50,14 +58,23 @@ def from_env(env: Mapping[str, str] = os.environ, *, data_dir: Path | None = Non
     budget = env.get("GRADGATE_MIRROR_BUDGET_MB", "20000")
     if not budget.isdigit():
         raise UsageError(f"GRADGATE_MIRROR_BUDGET_MB must be a whole number of MB, not {budget!r}")
+    lease = env.get("GRADGATE_LEASE_S", "30")
+    try:
+        lease_s = float(lease)
+    except ValueError:
+        lease_s = 0.0
+    if not 0.5 <= lease_s <= 3600:
+        raise UsageError(f"GRADGATE_LEASE_S must be seconds between 0.5 and 3600, not {lease!r}")
     return AppSettings(
         data_dir=data_dir or Path(env.get("GRADGATE_DATA_DIR", "gradgate-data")),
         redis_url=env.get("GRADGATE_REDIS_URL") or None,
         webhook_secret=(secret or "").encode("utf-8"),
         app_id=env.get("GRADGATE_APP_ID") or None,
         private_key=_read_secret(env, "GRADGATE_APP_PRIVATE_KEY"),
+        app_slug=env.get("GRADGATE_APP_SLUG") or "gradgate",
         api_url=env.get("GITHUB_API_URL") or DEFAULT_API,
         mirror_budget_mb=int(budget),
+        lease_s=lease_s,
     )
 
 

@@ -37,7 +37,8 @@ def _text(raw: object) -> str:
 
 
 class Deliveries:
-    """Each X-GitHub-Delivery id is processed once: ``first_time`` is true only once per id."""
+    """Each X-GitHub-Delivery id is processed once: ``remember`` it once its job is enqueued,
+    and a redelivery is ``seen``."""
 
     def __init__(self, storage: StorageFactory, *, clock: Clock = time.time) -> None:
         self._storage = storage
@@ -49,15 +50,13 @@ class Deliveries:
             self._buckets[day] = self._storage(f"gradgate_deliveries_{day}")
         return self._buckets[day]
 
-    def first_time(self, delivery: str) -> bool:
+    def seen(self, delivery: str) -> bool:
         today = int(self._clock() // DAY_S)
-        if any(self._bucket(today - d).has_data_for_key(delivery) for d in range(1, KEEP_DAYS)):
-            return False
-        return bool(self._bucket(today).put_if_empty(delivery, b"1"))
+        return any(self._bucket(today - d).has_data_for_key(delivery) for d in range(KEEP_DAYS))
 
-    def forget(self, delivery: str) -> None:
-        """Undo ``first_time`` when the delivery could not be enqueued, so a redelivery counts."""
-        self._bucket(int(self._clock() // DAY_S)).delete_data(delivery)
+    def remember(self, delivery: str) -> bool:
+        """Record ``delivery`` as processed; False when it already was."""
+        return bool(self._bucket(int(self._clock() // DAY_S)).put_if_empty(delivery, b"1"))
 
     def prune(self) -> None:
         """Drop the buckets older than KEEP_DAYS (a week's worth past them, in case)."""
@@ -96,16 +95,21 @@ class Ledger:
             record = json.loads(_text(raw))
             yield Entry(from_json(record["job"]), float(record["enqueued_at"]))
 
-    def orphans(self, leases: Leases, *, grace_s: float) -> list[Job]:
-        """Jobs no live worker holds that were enqueued over ``grace_s`` ago (their worker died,
-        or their queue message was lost). Enqueueing one twice is harmless: a worker runs a
-        job only while it holds the job's run lease and the job is still in the ledger."""
+    def orphans(self, leases: Leases, *, grace_s: float, queued_s: float) -> list[Job]:
+        """Jobs to enqueue again: started by a worker whose run lease lapsed over ``grace_s``
+        after they were enqueued (it died), or never started ``queued_s`` after (a message lost
+        between a queue and a worker; a long wait, as a backlog also keeps jobs unstarted).
+        Enqueueing one twice is harmless: a worker runs a job only while it holds the job's run
+        lease and the job is still in the ledger."""
         now = self._clock()
-        return [
-            e.job
-            for e in self.entries()
-            if now - e.enqueued_at > grace_s and leases.holder(run_lease(e.job.id)) is None
-        ]
+        found = []
+        for e in self.entries():
+            lease = run_lease(e.job.id)
+            age = now - e.enqueued_at
+            died = leases.lapsed(lease) and age > grace_s
+            if died or (leases.absent(lease) and age > queued_s):
+                found.append(e.job)
+        return found
 
 
 def run_lease(job_id: str) -> str:
@@ -143,6 +147,20 @@ class Leases:
     def holder(self, name: str) -> str | None:
         held = self._read(name)
         return held[0] if held and held[1] > self._clock() else None
+
+    def lapsed(self, name: str) -> bool:
+        """Taken once and not released: its owner stopped renewing it (killed, say)."""
+        held = self._read(name)
+        return held is not None and held[1] <= self._clock()
+
+    def absent(self, name: str) -> bool:
+        return self._read(name) is None
+
+    def clear_lapsed(self, name: str) -> None:
+        """Remove a lapsed lease (its job is enqueued again: it counts as not started)."""
+        popped = self._kv.pop_data(name)
+        if popped is not EmptyData and not self._expired(popped):
+            self._kv.put_data(name, popped)  # taken over since we looked: leave it
 
     def acquire(self, name: str, owner: str, ttl_s: float) -> bool:
         value = f"{owner} {self._clock() + ttl_s}".encode()

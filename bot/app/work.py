@@ -1,41 +1,42 @@
-"""One job in a worker: claim it, fetch, run the pipeline without credentials, publish.
+"""One job in a worker: claim it, decide, fetch, run the pipeline without credentials, publish.
 
     claim      the job's run lease (a job runs in one place at a time); gone from the ledger:
                it was done already (a duplicate message)
-    decide     a comment: its command and who gave it; a push: whether the author is trusted
-    fetch      the mirror, refs/pull/N/head and the base, with the installation token
-    run        `gradgate.bot.app.runner` in a child started without credentials, on a worktree
+    decide     ``decide``: a push, a comment's command, or the GPU half -> what to run
+    fetch      the mirror, refs/pull/N/head and the base, with a read-only installation token
+    run        ``runner.spawn``: the pipeline in a child started without credentials, on a
+               worktree; its plan marks the checks in progress on GitHub while they run
     publish    under the PR's publish lease, so two jobs never write the same PR at once
     follow-up  checks that need a GPU: the GPU half, enqueued on the `gpu` queue
 
-While a job runs, a heartbeat renews its lease and watches the PR's newest head: a push makes
+While a job runs, a heartbeat renews its leases and watches the PR's newest head: a push makes
 the job stop (its runner is killed) and publish nothing; the newer job reports.
 """
 
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from gradgate.bot.app import logs
-from gradgate.bot.app.combine import from_wire, merge, to_rerun, to_wire
-from gradgate.bot.app.commands import Command, commands
+from gradgate.bot.app.combine import merge, to_wire
+from gradgate.bot.app.decide import Run, decide
 from gradgate.bot.app.forge import Forge
+from gradgate.bot.app.heartbeat import Heartbeat
 from gradgate.bot.app.jobs import Job, Kind, PullRequest
 from gradgate.bot.app.queue import Queues
-from gradgate.bot.app.runner import RunnerRequest, request_json, runner_env
+from gradgate.bot.app.runner import Cancelled, RunnerRequest, spawn
 from gradgate.bot.app.state import owner_id, publish_lease, run_lease
-from gradgate.bot.app.trust import Gpu, approval_head, may_run_code, message
+from gradgate.bot.app.trust import Gpu, message
 from gradgate.bot.git.mirror import Mirrors
+from gradgate.bot.github.outcome import Pending
+from gradgate.bot.github.publish import Target, publish_pending, publish_report
 from gradgate.bot.pipeline import Request, error_report
+from gradgate.bot.report.load import plan_from_json
 from gradgate.bot.report.render import Report
 from gradgate.checks.base import Outcome
 from gradgate.checks.errors import GradgateError
@@ -43,17 +44,6 @@ from gradgate.checks.errors import GradgateError
 
 class Superseded(Exception):
     """A newer head arrived for the PR: this job's results would be stale."""
-
-
-@dataclass(frozen=True, slots=True)
-class Run:
-    """What one run of the pipeline judges and how."""
-
-    head_sha: str
-    base: str  # the base branch's name (fetched) or, for a GPU half, the CPU half's base SHA
-    user_code: bool
-    only: tuple[str, ...] | None = None
-    earlier: Report | None = None  # merge the fresh results into this one
 
 
 class Worker:
@@ -73,6 +63,7 @@ class Worker:
         self.auto_to_gpu = auto_to_gpu
         self.mirrors = Mirrors(queues.settings.data_dir, budget_mb=queues.settings.mirror_budget_mb)
         self.runner = runner or [sys.executable, "-m", "gradgate.bot.app.runner"]
+        self.python = os.environ.get("GRADGATE_PYTHON") or None  # the runner does not inherit it
         self.log = logs.get()
         self.ttl = queues.settings.lease_s
         self.running: set[str] = set()
@@ -83,137 +74,78 @@ class Worker:
         job = self.state.ledger.get(job_id)
         if job is None:
             return  # done already: a duplicate message
-        owner = owner_id()
-        lease = run_lease(job_id)
-        if not self.state.leases.acquire(lease, owner, self.ttl):
+        beat = Heartbeat(self.state.leases, owner_id(), self.ttl, watch=lambda: self._stale(job))
+        if not beat.hold(run_lease(job_id)):
             return  # another worker runs it
         extra = {"job": job.id, "repo": job.pr.repo, "pr": job.pr.number, "head": job.head_sha}
         self.running.add(job_id)
         started = time.monotonic()
         try:
-            with self._heartbeat(job, lease, owner) as cancelled:
-                self._handle(job, cancelled)
-            self.log.info("job done", extra=extra | _ms(started))
-        except Superseded:
-            self.log.info("job superseded by a newer push", extra=extra | _ms(started))
-        except Exception as exc:
-            self.log.exception("job failed: %s", exc, extra=extra | _ms(started))
-            self._publish_error(job, f"{type(exc).__name__}: {exc}")
+            with beat:
+                try:
+                    self._handle(job, beat)
+                    self.log.info("job done", extra=extra | _ms(started))
+                except (Superseded, Cancelled):
+                    self.log.info("job superseded by a newer push", extra=extra | _ms(started))
+                except Exception as exc:
+                    self.log.exception("job failed: %s", exc, extra=extra | _ms(started))
+                    self._publish_error(job, f"{type(exc).__name__}: {exc}", beat)
         finally:
             self.state.ledger.done(job_id)
-            self.state.leases.release(lease, owner)
+            beat.release_all()
             self.running.discard(job_id)
             self.mirrors.trim()
 
-    @contextmanager
-    def _heartbeat(self, job: Job, lease: str, owner: str) -> Iterator[threading.Event]:
-        cancelled, stop = threading.Event(), threading.Event()
-
-        def beat() -> None:
-            while not stop.wait(self.ttl / 3):
-                self.state.leases.renew(lease, owner, self.ttl)
-                if self._superseded(job):
-                    cancelled.set()
-
-        thread = threading.Thread(target=beat, daemon=True)
-        thread.start()
-        try:
-            yield cancelled
-        finally:
-            stop.set()
-            thread.join()
-
-    def _superseded(self, job: Job) -> bool:
+    def _stale(self, job: Job, head_sha: str | None = None) -> bool:
+        """Whether a newer head than the job's was pushed. The server records each push's head,
+        but GitHub does not promise to deliver in order: before giving up, ask GitHub."""
+        head_sha = head_sha or job.head_sha
         newest = self.state.prs.head(job.pr.key)
-        return job.head_sha is not None and newest is not None and newest != job.head_sha
-
-    # -- deciding ------------------------------------------------------------------------------
-
-    def _handle(self, job: Job, cancelled: threading.Event) -> None:
-        if self._superseded(job):
-            raise Superseded
-        if job.kind is Kind.COMMENT:
-            run = self._command(job)
-            if run is None:
-                return
-            job = replace(job, head_sha=run.head_sha)
-        elif job.kind is Kind.GPU:
-            assert job.head_sha and job.base_sha and job.carried
-            run = Run(job.head_sha, job.base_sha, True, job.only, from_wire(job.carried))
-        else:
-            assert job.head_sha and job.base_ref and job.author
-            trusted = may_run_code(
-                author_can_write=self.forge.can_write(job.pr, job.author),
-                approved_head=self.state.prs.approved(job.pr.key),
-                head_sha=job.head_sha,
-            )
-            run = Run(job.head_sha, job.base_ref, trusted)
-        self._run(job, run, cancelled)
-
-    def _command(self, job: Job) -> Run | None:
-        said = commands(job.body)
-        if not said or job.sender is None or job.comment_id is None:
-            return None
-        pull = self.forge.pull(job.pr)
-        allowed = self.forge.can_write(job.pr, job.sender)
-        if Command.OK_TO_TEST in said:
-            if not allowed:
-                self.forge.reply(job.pr, message("ok-to-test-refused", sender=job.sender))
-                return None
-            approved = approval_head(seen=job.known_head, current=pull.head_sha)
-            if approved is None:
-                reply = message(
-                    "ok-to-test-moved", sender=job.sender, seen=job.known_head, head=pull.head_sha
-                )
-                self.forge.reply(job.pr, reply)
-                return None
-            self.state.prs.approve(job.pr.key, approved)
-            self.forge.acknowledge(job.pr, job.comment_id)
-            return Run(pull.head_sha, pull.base_ref, True)
-        # /recheck: the same rule as the Action: write access (the PR's author included).
-        if not allowed:
-            return None
-        self.forge.acknowledge(job.pr, job.comment_id)
-        trusted = may_run_code(
-            author_can_write=self.forge.can_write(job.pr, pull.author),
-            approved_head=self.state.prs.approved(job.pr.key),
-            head_sha=pull.head_sha,
-        )
-        earlier = self._last_report(job.pr)
-        if Command.RECHECK_ALL in said or earlier is None or earlier.head_sha != pull.head_sha:
-            return Run(pull.head_sha, pull.base_ref, trusted)
-        return Run(pull.head_sha, pull.base_ref, trusted, to_rerun(earlier) or None, earlier)
-
-    def _last_report(self, pr: PullRequest) -> Report | None:
-        raw = self.state.prs.report(pr.key)
-        return from_wire(raw) if raw else None
+        if head_sha is None or newest is None or newest == head_sha:
+            return False
+        try:
+            actual = self.forge.port(job.pr).pull(job.pr.number).head_sha
+        except Exception:
+            return True  # GitHub unreachable: the recorded push is the best knowledge
+        if actual == head_sha:
+            self.state.prs.set_head(job.pr.key, actual)  # an older push was delivered late
+            return False
+        return True
 
     # -- running -------------------------------------------------------------------------------
 
-    def _run(self, job: Job, run: Run, cancelled: threading.Event) -> None:
+    def _handle(self, job: Job, beat: Heartbeat) -> None:
+        if self._stale(job):
+            raise Superseded
+        port = self.forge.port(job.pr)
+        run = decide(job, port, self.state, bot_login=self.forge.bot_login)
+        if run is None:
+            return
+        job = replace(job, head_sha=run.head_sha)
         pr = job.pr
         refs = [f"refs/pull/{pr.number}/head:refs/pull/{pr.number}/head"]
         if job.kind is not Kind.GPU:  # the GPU half's base is the merge base: in the head's past
             refs.append(f"refs/heads/{run.base}:refs/heads/{run.base}")
-        token = self.forge.token(pr)
+        pending: list[Pending] = []
+
+        def on_plan(record: dict[str, Any]) -> None:
+            if run.only is None and job.kind is not Kind.GPU:  # a partial run keeps the rest
+                pending.append(self._pending(pr, record))
+
+        token = self.forge.fetch_token(pr)
         with self.mirrors.checkout(
             pr.repo, pr.clone_url, refs, token=token, sha=run.head_sha, job=job.id
         ) as tree:
-            request = RunnerRequest(
-                repo_path=str(tree),
-                base=run.base if job.kind is Kind.GPU else f"refs/heads/{run.base}",
-                head=run.head_sha,
-                pr_number=pr.number,
-                only=run.only,
-                user_code=run.user_code,
-                gpu=self.gpu if job.kind is not Kind.GPU else Gpu.RUN,
-                auto_to_gpu=self.auto_to_gpu,
+            report = spawn(
+                self.runner,
+                self._request(job, run, tree),
+                cancelled=beat.cancelled,
+                on_plan=on_plan,
             )
-            report = self._spawn(request, cancelled)
         if run.earlier is not None and run.only is not None:
             report = merge(run.earlier, report, checks=run.only)
-        waiting_gpu = self._deferred(report)
-        self.publish(pr, report)
+        self.publish(job, report, beat, pending=pending[0] if pending else None)
+        waiting_gpu = _deferred(report)
         if waiting_gpu and report.base_sha and report.head_sha:
             half = job.gpu_half(
                 base_sha=report.base_sha,
@@ -223,105 +155,82 @@ class Worker:
             )
             self.queues.enqueue(half)
 
-    def _deferred(self, report: Report) -> tuple[str, ...]:
-        gpu_words = message("wait-gpu")
-        return tuple(
-            r.check
-            for r in report.results
-            if r.outcome is Outcome.WAITING and r.summary == gpu_words
+    def _request(self, job: Job, run: Run, tree: Path) -> RunnerRequest:
+        return RunnerRequest(
+            repo_path=str(tree),
+            base=run.base if job.kind is Kind.GPU else f"refs/heads/{run.base}",
+            head=run.head_sha,
+            pr_number=job.pr.number,
+            only=run.only,
+            user_code=run.user_code,
+            gpu=self.gpu if job.kind is not Kind.GPU else Gpu.RUN,
+            auto_to_gpu=self.auto_to_gpu,
+            python=self.python,
         )
 
-    def _spawn(self, request: RunnerRequest, cancelled: threading.Event) -> Report:
-        """The runner, in its own session and environment; killed when the job is superseded."""
-        child = subprocess.Popen(
-            self.runner,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=runner_env(os.environ),
-            start_new_session=True,
-        )
-        out: list[bytes] = []
-        reader = threading.Thread(
-            target=lambda: out.extend(child.communicate(request_json(request)))
-        )
-        reader.start()
-        while reader.is_alive():
-            reader.join(0.2)
-            if cancelled.is_set():
-                _stop(child)
-                reader.join()
-                raise Superseded
-        stdout, stderr = out
-        if child.returncode != 0:
-            tail = stderr.decode("utf-8", "replace").strip()[-2000:]
-            raise GradgateError(f"the check runner exited with {child.returncode}: {tail}")
-        return from_wire(stdout)
+    def _pending(self, pr: PullRequest, record: dict[str, Any]) -> Pending:
+        """The checks in progress on GitHub while they run; a courtesy: a failure is logged."""
+        try:
+            return publish_pending(
+                self.forge.port(pr),
+                plan_from_json(record["plan"]),
+                head_sha=record["head_sha"],
+                base_sha=record["base_sha"],
+                config_hash=record.get("config_hash"),
+                target=Target(pr.number, self.forge.bot_login),
+            )
+        except Exception as exc:
+            self.log.warning("could not mark the checks in progress: %s", exc)
+            return Pending(None)
 
     # -- publishing ----------------------------------------------------------------------------
 
-    def publish(self, pr: PullRequest, report: Report) -> None:
+    def publish(
+        self, job: Job, report: Report, beat: Heartbeat, *, pending: Pending | None = None
+    ) -> None:
         """Publish under the PR's lease, so concurrent jobs never race on its comment; a report
         for a head that is no longer the newest is not published (the newer job reports)."""
-        owner, lease = owner_id(), publish_lease(pr.key)
+        pr = job.pr
+        lease = publish_lease(pr.key)
         deadline = time.monotonic() + 10 * self.ttl
-        while not self.state.leases.acquire(lease, owner, self.ttl):
+        while not beat.hold(lease):
             if time.monotonic() > deadline:
                 raise GradgateError(f"could not get {pr.key}'s publish lock in time")
             time.sleep(0.05)
         try:
-            newest = self.state.prs.head(pr.key)
-            if newest is not None and report.head_sha not in (None, newest):
+            if self._stale(job, report.head_sha):
                 raise Superseded
-            self.forge.publish(pr, report)
+            shown = replace(report, rerun="pr", repo_url=_web_url(pr))
+            target = Target(pr.number, self.forge.bot_login)
+            publish_report(self.forge.port(pr), shown, target, pending=pending)
             self.state.prs.set_report(pr.key, to_wire(report))
         finally:
-            self.state.leases.release(lease, owner)
+            beat.release(lease)
 
-    def _publish_error(self, job: Job, error: str) -> None:
+    def _publish_error(self, job: Job, error: str, beat: Heartbeat) -> None:
         base, head = job.base_ref or "", job.head_sha or ""
         request = Request(repo_path=Path("."), base=base, head=head, pr_number=job.pr.number)
         report = replace(error_report(request, error), head_sha=job.head_sha)
+        if job.head_sha is None:
+            return  # a comment that failed before it named a head: the log says why
         try:
-            self.publish(job.pr, report)
+            self.publish(job, report, beat)
         except Exception as exc:  # the job is over either way; say so in the log
             self.log.error("could not publish the error: %s", exc, extra={"job": job.id})
 
 
-def _stop(child: subprocess.Popen[bytes]) -> None:
-    """TERM (the runner unwinds and its sandbox kills user code), then KILL the session."""
-    for sig, wait_s in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(child.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            child.wait(wait_s)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+def _deferred(report: Report) -> tuple[str, ...]:
+    """The checks this run left waiting for a GPU worker."""
+    gpu_words = message("wait-gpu")
+    return tuple(
+        r.check for r in report.results if r.outcome is Outcome.WAITING and r.summary == gpu_words
+    )
+
+
+def _web_url(pr: PullRequest) -> str | None:
+    """The repository's page, for file:line links (GitHub's clone URL is it plus `.git`)."""
+    return pr.clone_url.removesuffix(".git") if pr.clone_url.startswith("https://") else None
 
 
 def _ms(started: float) -> dict[str, float]:
     return {"elapsed_ms": round((time.monotonic() - started) * 1000, 1)}
-
-
-Reaper = Callable[[], None]
-
-
-def reaper(queues: Queues, worker: Worker | None = None) -> Reaper:
-    """One pass: enqueue orphaned jobs again, drop old delivery ids, remove dead jobs' dirs."""
-
-    def reap() -> None:
-        state = queues.state
-        for job in state.ledger.orphans(state.leases, grace_s=queues.settings.lease_s):
-            logs.get().warning("re-enqueueing a job whose worker stopped", extra={"job": job.id})
-            queues.enqueue(job)
-        state.deliveries.prune()
-        if worker is not None:
-            live = {
-                e.job.id for e in state.ledger.entries() if state.leases.holder(run_lease(e.job.id))
-            }
-            worker.mirrors.sweep(live | worker.running)
-
-    return reap

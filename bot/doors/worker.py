@@ -1,34 +1,39 @@
 """`gradgate worker`: consume the `cpu` (default) or `gpu` queue with a huey consumer.
 
-Thin: settings, the GitHub client (the App's credentials), the job handler from bot.app.work,
-a reaper thread that re-enqueues jobs whose worker died, and huey's consumer loop.
+Thin: settings, the App's GitHub (its id and private key -> installation tokens), the job
+handler from bot.app.work, a reaper thread that re-enqueues jobs whose worker died, and huey's
+consumer loop.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
 from gradgate.bot.app import logs
-from gradgate.bot.app.forge import Forge
+from gradgate.bot.app.github import app_forge
 from gradgate.bot.app.jobs import Queue
 from gradgate.bot.app.queue import Queues
-from gradgate.bot.app.settings import AppSettings, from_env, require_app_credentials
+from gradgate.bot.app.reaper import reaper
+from gradgate.bot.app.settings import from_env
 from gradgate.bot.app.trust import Gpu
-from gradgate.bot.app.work import Worker, reaper
-from gradgate.checks.errors import UsageError
+from gradgate.bot.app.work import Worker
+from gradgate.bot.doors.action.settings import retry_policy
 
 
 def work(*, queue: Queue, threads: int, data_dir: Path | None, gpu_workers: bool) -> int:
     settings = from_env(data_dir=data_dir)
     logs.setup()
+    # The same GRADGATE_GITHUB_* knobs as the Action's (retries, backoff, pause between writes).
+    forge = app_forge(settings, retry=retry_policy(os.environ))
     box: list[Worker] = []
     queues = Queues(settings, handler=lambda job_id: box[0](job_id))
     # A CPU worker defers GPU checks only when GPU workers exist to take them.
     gpu = Gpu.DEFER if queue is Queue.CPU and gpu_workers else Gpu.RUN
-    worker = Worker(queues, _forge(settings), gpu=gpu, auto_to_gpu=gpu_workers)
+    worker = Worker(queues, forge, gpu=gpu, auto_to_gpu=gpu_workers)
     box.append(worker)
-    reap = reaper(queues, worker)
+    reap = reaper(queues, worker.mirrors, worker.running)
     reap()  # at start: pick up what a killed worker left
 
     def loop() -> None:
@@ -45,11 +50,3 @@ def work(*, queue: Queue, threads: int, data_dir: Path | None, gpu_workers: bool
     finally:
         stop.set()
     return 0
-
-
-def _forge(settings: AppSettings) -> Forge:
-    """The App's GitHub client: App id + private key -> installation tokens (bot/github/)."""
-    require_app_credentials(settings)
-    # The PyGithub-backed client with App authentication belongs to bot/github/ (the one
-    # PyGithub importer), which this branch does not have yet.
-    raise UsageError("this build of gradgate has no GitHub App client yet: workers cannot start")

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from tests.fakegithub import openapi
+from tests.fakegithub.apps import TOKEN_ROUTE, Apps, private_key
 from tests.fakegithub.endpoints import DOCS, ROUTES, Answer, Endpoints, error
 from tests.fakegithub.faults import Faults
 from tests.fakegithub.render import Render
@@ -78,6 +79,7 @@ class FakeGitHub(Endpoints):
             self.log: list[Logged] = []
             self.violations: list[str] = []
             self.hooks: list[Hook] = []
+            self.apps = Apps()
             self._ids = 100
             self._clock = 0
             self.user(BOT, type="Bot")
@@ -111,6 +113,20 @@ class FakeGitHub(Endpoints):
             token = f"ghs_fake{len(self.tokens):04d}{login}"
             self.tokens[token] = (login, write, checks)
             return token
+
+    def app(self, app_id: str = "4242", *, slug: str = "gradgate") -> str:
+        """Register a GitHub App; its private key (PEM), which the fake checks JWTs against."""
+        with self._lock:
+            pem = private_key()
+            self.user(self.apps.register(app_id, slug, pem).login, type="Bot")
+            return pem
+
+    def install(self, installation_id: int, *repos: str, app_id: str = "4242") -> None:
+        """Install the App on ``repos`` (owner/name)."""
+        with self._lock:
+            for name in repos:
+                self.repo(name)
+            self.apps.install(installation_id, app_id, set(repos))
 
     def open_pull(
         self, repo: str, number: int, *, head: str, base: str, author: str, **kw: Any
@@ -165,6 +181,9 @@ class FakeGitHub(Endpoints):
         if self.faults.delay_s:
             time.sleep(self.faults.delay_s)
         login = None
+        app_call = TOKEN_ROUTE.match(path) if method == "POST" else None
+        if app_call is not None and fault is None:
+            return self._app_token(path, int(app_call["installation"]), headers, raw)
         if fault is not None and fault.after:  # carried out, then the answer is lost
             try:
                 login = self._authenticate(method, path, headers)
@@ -192,9 +211,40 @@ class FakeGitHub(Endpoints):
         data = b"" if body is None else json.dumps(body).encode()
         return status, {"Content-Type": "application/json; charset=utf-8", **extra}, data
 
+    def _app_token(
+        self, path: str, installation: int, headers: dict[str, str], raw: bytes
+    ) -> tuple[int, dict[str, str], bytes]:
+        """An App's JWT -> an installation token (apps.py), checked like every other answer."""
+        body = json.loads(raw) if raw else None
+        op = openapi.operation("POST", path)
+        assert op is not None
+        problems = [f"POST {path} request: {p}" for p in openapi.check_request(op, body)]
+        try:
+            with self._lock:
+                status, answer = self.apps.access_token(installation, headers, body)
+        except Answer as refused:
+            status, answer = refused.status, refused.body
+        problems += openapi.check_response("POST", path, status, answer, fault=False)
+        with self._lock:
+            self.log.append(Logged("POST", path, status, "app"))
+            self.violations.extend(problems)
+        return (
+            status,
+            {"Content-Type": "application/json; charset=utf-8"},
+            json.dumps(answer).encode(),
+        )
+
     def _authenticate(self, method: str, path: str, headers: dict[str, str]) -> str:
         auth = headers.get("authorization", "")
         token = auth.split(" ", 1)[1] if " " in auth else ""
+        grant = self.apps.grants.get(token)
+        if grant is not None:  # an App's installation token: its repositories, until it expires
+            if grant.expires < time.time():
+                raise error(401, "Bad credentials")
+            repo = re.match(r"^/repos/([^/]+/[^/]+)", path)
+            if repo is not None and repo[1] not in grant.repos:
+                raise error(404, "Not Found")
+            self.tokens[token] = (grant.login, grant.write, grant.checks)
         if token not in self.tokens:
             raise error(401, "Bad credentials")
         login, write, checks = self.tokens[token]

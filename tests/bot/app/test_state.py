@@ -49,19 +49,14 @@ def job(job_id: str = "d1") -> Job:
 def test_a_delivery_id_counts_once_across_days_until_it_is_pruned(
     state: State, clock: Clock
 ) -> None:
-    assert state.deliveries.first_time("d1")
-    assert not state.deliveries.first_time("d1")
+    assert not state.deliveries.seen("d1")
+    assert state.deliveries.remember("d1")
+    assert state.deliveries.seen("d1") and not state.deliveries.remember("d1")
     clock.now += DAY_S * (KEEP_DAYS - 1)
-    assert not state.deliveries.first_time("d1")  # a redelivery two days later
+    assert state.deliveries.seen("d1")  # a redelivery two days later
     clock.now += DAY_S * 2
     state.deliveries.prune()
-    assert state.deliveries.first_time("d1")  # long gone: GitHub never redelivers this late
-
-
-def test_forgetting_a_delivery_lets_a_redelivery_through(state: State) -> None:
-    assert state.deliveries.first_time("d2")
-    state.deliveries.forget("d2")
-    assert state.deliveries.first_time("d2")
+    assert not state.deliveries.seen("d1")  # long gone: GitHub never redelivers this late
 
 
 def test_a_lease_is_exclusive_until_it_expires_then_another_may_take_it(
@@ -89,19 +84,26 @@ def test_a_renewed_lease_outlives_its_first_expiry(state: State, clock: Clock) -
     assert state.leases.acquire("run:j", "b", 30)
 
 
-def test_orphans_are_ledger_jobs_nobody_holds_after_the_grace(state: State, clock: Clock) -> None:
-    state.ledger.add(job("running"))
-    state.ledger.add(job("dead"))
-    state.ledger.add(job("finished"))
+def test_orphans_are_ledger_jobs_whose_worker_stopped_renewing(state: State, clock: Clock) -> None:
+    for name in ("running", "dead", "queued", "finished"):
+        state.ledger.add(job(name))
     state.ledger.done("finished")
     assert state.leases.acquire(run_lease("running"), "w1", 60)
     assert state.leases.acquire(run_lease("dead"), "w2", 10)
-    assert state.ledger.orphans(state.leases, grace_s=30) == []  # too recent
-    clock.now += 31  # w2 was killed: its lease lapsed; w1 keeps renewing
+    assert state.ledger.orphans(state.leases, grace_s=30, queued_s=600) == []  # too recent
+    clock.now += 31  # w2 was killed: its lease lapsed; w1 keeps renewing; "queued" waits
     state.leases.renew(run_lease("running"), "w1", 60)
-    assert [j.id for j in state.ledger.orphans(state.leases, grace_s=30)] == ["dead"]
+    orphans = state.ledger.orphans(state.leases, grace_s=30, queued_s=600)
+    assert [j.id for j in orphans] == ["dead"]
     assert state.ledger.get("dead") == job("dead")
     assert state.ledger.get("finished") is None
+
+    state.leases.clear_lapsed(run_lease("dead"))  # enqueued again: it counts as not started
+    assert state.ledger.orphans(state.leases, grace_s=30, queued_s=600) == []
+    clock.now += 600  # a message lost on its way to a worker is sent again, after a long wait
+    state.leases.renew(run_lease("running"), "w1", 60)
+    orphans = state.ledger.orphans(state.leases, grace_s=30, queued_s=600)
+    assert sorted(j.id for j in orphans) == ["dead", "queued"]
 
 
 def test_pr_heads_and_approvals(state: State) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from gradgate.bot.app.combine import from_wire, merge, to_rerun, to_wire
 from gradgate.bot.app.trust import Gpu, approval_head, hold_for, may_run_code, needs_gpu
-from gradgate.bot.plan.plan import PlannedCheck
+from gradgate.bot.plan.plan import ConfigOrigin, Plan, PlannedCheck
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import Verdict, verdict_for
 from gradgate.checks.base import CheckResult, CheckSettings, Outcome
@@ -79,7 +79,16 @@ def result(name: str, outcome: Outcome) -> CheckResult:
 
 
 def report(*results: CheckResult, head: str = A) -> Report:
-    return Report(verdict=verdict_for(results), results=results, head_sha=head, base_sha=B)
+    plan = Plan(
+        checks=tuple(planned(r.check, code=r.check == "gradient") for r in results),
+        zones={},
+        changed_files=1,
+        config_origin=ConfigOrigin.BASE,
+        config_changed=False,
+    )
+    return Report(
+        verdict=verdict_for(results), results=results, plan=plan, head_sha=head, base_sha=B
+    )
 
 
 def test_a_waiting_check_keeps_the_verdict_pending_never_success() -> None:
@@ -96,7 +105,7 @@ def test_a_waiting_check_keeps_the_verdict_pending_never_success() -> None:
 def test_the_gpu_half_completes_the_cpu_half() -> None:
     cpu = report(result("protected", Outcome.PASS), result("gradient", Outcome.WAITING))
     gpu = report(result("gradient", Outcome.FAIL))
-    merged = merge(from_wire(to_wire(cpu)), gpu, checks=["gradient"])
+    merged = merge(from_wire(to_wire(cpu)), from_wire(to_wire(gpu)), checks=["gradient"])
     assert [r.outcome for r in merged.results] == [Outcome.PASS, Outcome.FAIL]
     assert merged.verdict is Verdict.FAILURE
 

@@ -1,0 +1,175 @@
+"""The App end to end: signed deliveries to a real server, a worker that fetches a real git
+repository with an installation token, runs the checks in a child without credentials, and
+publishes through PyGithub to the fake GitHub."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gradgate.bot.app.settings import AppSettings
+from gradgate.bot.github.sticky import Stamp
+
+from tests.bot.app.world import BOT, EDITED, NUMBER, REPO, TRAIN, AppWorld, make_world
+from tests.fakegithub import FakeGitHub
+from tests.gitrepo import GitRepo
+
+CHECKS = ("gradgate", "gradgate/protected", "gradgate/gradient")
+
+
+@pytest.fixture
+def world(repo: GitRepo, github: FakeGitHub, settings: AppSettings) -> Iterator[AppWorld]:
+    made = make_world(repo, github, settings)
+    yield made
+    made.stop()
+    made.live.stop()
+
+
+def test_open_push_push_leaves_exactly_one_comment_and_final_check_runs(world: AppWorld) -> None:
+    assert world.deliver_push("opened").status_code == 202
+    assert world.drain() == 1
+    [first] = world.report_comments()
+    assert "gradgate passed" in first
+    assert world.check_runs(world.head)["gradgate"] == "success"
+    assert world.github.requests("PATCH", "/check-runs/"), "the in-progress runs were completed"
+
+    world.push(EDITED, message="edit a protected line")  # pass -> fail: recreated, people hear
+    world.deliver_push()
+    world.drain()
+    [second] = world.report_comments()
+    assert "gradgate failed" in second and "train.py:1" in second
+    assert world.check_runs(world.head)["gradgate/protected"] == "failure"
+
+    world.push(TRAIN, message="put it back")  # fail -> pass: the same comment, edited
+    world.deliver_push()
+    world.drain()
+    comments = world.github.comments(REPO, NUMBER, by=BOT)
+    assert len(comments) == 1 and "gradgate passed" in comments[0].body
+    stamp = Stamp.read(comments[0].body)
+    assert stamp is not None and (stamp.head, stamp.verdict) == (world.head, "success")
+    assert {world.check_runs(world.head)[c] for c in CHECKS} == {"success", "skipped"}
+
+
+def test_a_newer_push_cancels_the_queued_job_for_the_older_head(world: AppWorld) -> None:
+    older = world.push(EDITED)
+    world.deliver_push()
+    newer = world.push(TRAIN)
+    world.deliver_push()
+
+    assert world.drain() == 2
+    [comment] = world.report_comments()
+    stamp = Stamp.read(comment)
+    assert stamp is not None and stamp.head == newer
+    assert world.check_runs(older) == {}  # the older job stopped before it reported anything
+
+
+def test_a_push_while_a_job_runs_stops_it_and_only_the_newer_head_reports(
+    world: AppWorld,
+) -> None:
+    older = world.push(EDITED)
+    world.deliver_push()
+    pushed: list[str] = []
+
+    def push_meanwhile(method: str, path: str) -> None:
+        if method == "POST" and path.endswith("/check-runs") and not pushed:  # the job runs
+            pushed.append(world.push(TRAIN))
+            world.deliver_push()
+
+    world.github.hooks.append(push_meanwhile)
+    assert world.drain() == 2
+    [comment] = world.report_comments()
+    stamp = Stamp.read(comment)
+    assert stamp is not None and stamp.head == pushed[0] != older
+    assert world.check_runs(pushed[0])["gradgate"] == "success"
+    assert "failure" not in world.check_runs(older).values()  # never published for the old head
+
+
+def test_code_from_an_untrusted_author_waits_for_ok_to_test_bound_to_the_head(
+    world: AppWorld,
+) -> None:
+    world.github.repo(REPO).pulls[NUMBER].author = "mallory"
+    world.push("WIDTH = 16\n", path="model.py")
+    world.deliver_push(author="mallory")
+    world.drain()
+    [comment] = world.report_comments()
+    assert "/ok-to-test" in comment
+    runs = world.check_runs(world.head)
+    assert (runs["gradgate/protected"], runs["gradgate/gradient"]) == ("success", "in_progress")
+    assert runs["gradgate"] == "in_progress"  # pending, never a pass
+
+    world.comment("/ok-to-test", author="mallory")  # no write access: refused, politely, once
+    world.comment("/ok-to-test", author="mallory")
+    world.drain()
+    replies = [c for c in world.github.comments(REPO, NUMBER, by=BOT) if "ok-to-test" in c.body]
+    assert len(replies) == 2  # the report, and one reply
+    assert world.check_runs(world.head)["gradgate/gradient"] == "in_progress"
+
+    approval = world.comment("/ok-to-test", author="olivia")
+    assert approval.status_code == 202
+    world.drain()
+    assert world.check_runs(world.head)["gradgate/gradient"] != "in_progress"  # it ran
+    assert [r.content for r in world.github.repo(REPO).reactions] == ["eyes"]
+
+    world.push("WIDTH = 32\n", path="model.py")  # the approval was for the previous head
+    world.deliver_push(author="mallory")
+    world.drain()
+    assert world.check_runs(world.head)["gradgate/gradient"] == "in_progress"
+
+
+def test_recheck_needs_write_access_and_counts_only_on_its_own_line(world: AppWorld) -> None:
+    world.push(EDITED)
+    world.deliver_push()
+    world.drain()
+    ran = len(world.github.requests("POST", "/check-runs$"))
+
+    world.comment("> /recheck", author="olivia")  # quoted: nothing
+    world.comment("/recheck", author="mallory")  # no write access: one reply
+    world.comment("/recheck", author="mallory")
+    world.drain()
+    assert len(world.github.requests("POST", "/check-runs$")) == ran
+    refusals = [c for c in world.github.comments(REPO, NUMBER, by=BOT) if "write access" in c.body]
+    assert len(refusals) == 1
+
+    world.comment("/recheck", author="olivia")
+    world.drain()
+    assert len(world.github.requests("POST", "/check-runs$")) > ran  # re-ran and reported
+    assert [r.content for r in world.github.repo(REPO).reactions] == ["eyes"]
+    assert len(world.report_comments()) == 1
+
+
+def test_a_delivery_accepted_before_the_server_is_killed_is_not_lost(
+    world: AppWorld, tmp_path: Path
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.bot.app.conftest import free_port
+
+    port = free_port()
+    env = os.environ | {"GRADGATE_WEBHOOK_SECRET": world.settings.webhook_secret.decode()}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gradgate.bot", "serve", "--port", str(port),
+         "--data-dir", str(world.settings.data_dir)],
+        env=env, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        world.live.client.base_url = f"http://127.0.0.1:{port}"  # type: ignore[assignment]
+        world.wait_until(lambda: _answers(world))
+        assert world.deliver_push("opened").status_code == 202
+    finally:
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait()
+    assert world.drain() == 1
+    assert len(world.report_comments()) == 1
+
+
+def _answers(world: AppWorld) -> bool:
+    import httpx
+
+    try:
+        return world.live.client.get("/health").status_code == 200
+    except httpx.TransportError:
+        return False
