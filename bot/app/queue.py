@@ -47,9 +47,13 @@ class Queues:
         if settings.redis_url is None:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.hueys: dict[Queue, Huey] = {q: self._huey(f"gradgate_{q}") for q in Queue}
-        self._tasks = {
-            q: h.task(name=TASK)(handler) for q, h in self.hueys.items()
-        }  # same name on both: a message names the task, the queue names the kind of worker
+
+        def run(job_id: str) -> None:
+            handler(job_id)
+
+        # A message names its task by module and name, so every process registers this same
+        # function of this module, whatever its handler; the queue names the kind of worker.
+        self._tasks = {q: h.task(name=TASK)(run) for q, h in self.hueys.items()}
         self.state = State.open(self.storage)
 
     def _huey(self, name: str) -> Huey:

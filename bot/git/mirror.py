@@ -93,6 +93,7 @@ class Mirrors:
                 if not (mirror / "HEAD").exists():
                     mirror.mkdir(parents=True, exist_ok=True)
                     _git(["init", "-q", "--bare", str(mirror)])
+                _clear_stale_locks(mirror)
                 fetch = ["fetch", "-q", "--no-tags", "--prune", url, *(f"+{r}" for r in refs)]
                 _git(fetch, cwd=mirror, token=token)
                 (mirror / "gradgate-used").touch()  # least recently used goes first (trim)
@@ -139,6 +140,14 @@ class Mirrors:
             total -= sizes[mirror]
             removed.append(mirror)
         return removed
+
+
+def _clear_stale_locks(mirror: Path) -> None:
+    """Lock files a git killed mid-fetch left (a worker killed with -9): with the fetch lock
+    held, no git of ours is writing here, and git would refuse every later fetch over them."""
+    for lock in [*mirror.glob("*.lock"), *mirror.glob("refs/**/*.lock")]:
+        with contextlib.suppress(OSError):
+            lock.unlink()
 
 
 def _last_used(mirror: Path) -> float:

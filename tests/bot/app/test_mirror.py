@@ -100,3 +100,22 @@ def test_sweep_removes_worktrees_a_killed_worker_left(tmp_path: Path) -> None:
         (mirrors.jobs / name).mkdir(parents=True)
     assert mirrors.sweep({"alive"}) == [mirrors.jobs / "dead"]
     assert (mirrors.jobs / "alive").exists()
+
+
+def test_lock_files_a_git_killed_mid_fetch_left_do_not_block_the_next_job(
+    origin: tuple[GitRepo, str], tmp_path: Path
+) -> None:
+    remote, head = origin
+    mirrors = Mirrors(tmp_path / "data", budget_mb=100)
+    refs = ["refs/pull/5/head:refs/pull/5/head"]
+    with mirrors.checkout("o/r", str(remote.root), refs, token=None, sha=head, job="j1"):
+        pass
+    # What `kill -9` of a worker in the middle of `git fetch` leaves behind.
+    (mirrors.path("o/r") / "refs" / "pull" / "5" / "head.lock").write_text("")
+    (mirrors.path("o/r") / "shallow.lock").write_text("")
+    remote.git("update-ref", "refs/pull/5/head", remote.git("rev-parse", "main"))
+
+    with mirrors.checkout(
+        "o/r", str(remote.root), refs, token=None, sha=remote.git("rev-parse", "main"), job="j2"
+    ) as tree:
+        assert tree.exists()

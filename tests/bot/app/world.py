@@ -142,7 +142,9 @@ class AppWorld:
             env["GRADGATE_REDIS_URL"] = self.settings.redis_url
         command = [sys.executable, "-m", "gradgate.bot", "worker",
                    "--data-dir", str(self.settings.data_dir), *args]  # fmt: skip
-        proc = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        log = (self.settings.data_dir / f"worker-{len(self.workers)}.log").open("wb")
+        proc = subprocess.Popen(command, env=env, stderr=log)
         self.workers.append(proc)
         return proc
 
