@@ -7,6 +7,8 @@ which is what a worker trusts, and what survives a worker killed mid-job.
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -24,12 +26,25 @@ TASK = "gradgate_run_job"
 class _Sqlite(SqliteStorage):  # type: ignore[misc]
     """WAL with synchronous=NORMAL: a commit survives `kill -9` of any process (it is in the
     WAL, in the OS's cache) without an fsync per delivery; only a power cut can lose the last
-    few. huey's own switch offers FULL (an fsync per commit) or OFF only."""
+    few. huey's own switch offers FULL (an fsync per commit) or OFF only.
+
+    ``autocheckpoint=False`` (the webhook server): a commit never copies the WAL back into the
+    database itself, which fsyncs twice and stalls that delivery and every one queued behind it
+    for tens of milliseconds; a background thread does it instead (``Queues``)."""
+
+    def __init__(self, *args: Any, autocheckpoint: bool = True, **kwargs: Any) -> None:
+        self._autocheckpoint = autocheckpoint  # read by the first connection, in super().__init__
+        super().__init__(*args, **kwargs)
 
     def _create_connection(self) -> Any:
         conn = super()._create_connection()
         conn.execute("pragma synchronous=1")
+        if not self._autocheckpoint:
+            conn.execute("pragma wal_autocheckpoint=0")
         return conn
+
+
+CHECKPOINT_EVERY_S = 0.5
 
 
 Handler = Callable[[str], None]  # a job id -> run it
@@ -42,8 +57,12 @@ def _refuse(job_id: str) -> None:
 class Queues:
     """The `cpu` and `gpu` queues and the state store, on the backend the settings name."""
 
-    def __init__(self, settings: AppSettings, *, handler: Handler = _refuse) -> None:
+    def __init__(
+        self, settings: AppSettings, *, handler: Handler = _refuse, serving: bool = False
+    ) -> None:
+        """``serving``: for the webhook server, whose answers must not wait on a checkpoint."""
         self.settings = settings
+        self._storage_kwargs = {"autocheckpoint": not serving}
         if settings.redis_url is None:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.hueys: dict[Queue, Huey] = {q: self._huey(f"gradgate_{q}") for q in Queue}
@@ -55,18 +74,36 @@ class Queues:
         # function of this module, whatever its handler; the queue names the kind of worker.
         self._tasks = {q: h.task(name=TASK)(run) for q, h in self.hueys.items()}
         self.state = State.open(self.storage)
+        if serving and settings.redis_url is None:
+            threading.Thread(target=self._checkpoints, daemon=True).start()
 
     def _huey(self, name: str) -> Huey:
         if self.settings.redis_url is not None:
             return RedisHuey(name, results=False, url=self.settings.redis_url)
         return Huey(
-            name, results=False, storage_class=_Sqlite, filename=str(self.settings.queue_db)
+            name,
+            results=False,
+            storage_class=_Sqlite,
+            filename=str(self.settings.queue_db),
+            **self._storage_kwargs,
         )
 
     def storage(self, namespace: str) -> BaseStorage:
         if self.settings.redis_url is not None:
             return RedisStorage(namespace, url=self.settings.redis_url)
-        return _Sqlite(namespace, filename=str(self.settings.queue_db))
+        return _Sqlite(namespace, filename=str(self.settings.queue_db), **self._storage_kwargs)
+
+    def _checkpoints(self) -> None:
+        """Copy the WAL into the database now and then, off the request path (PASSIVE: never
+        waits for a reader or a writer)."""
+        conn = sqlite3.connect(self.settings.queue_db, isolation_level=None, timeout=5)
+        while self.settings.queue_db.exists():  # gone: a test's temporary directory
+            time.sleep(CHECKPOINT_EVERY_S)
+            try:
+                conn.execute("pragma wal_checkpoint(PASSIVE)")
+            except sqlite3.Error:
+                continue  # busy or briefly unavailable: the next round catches up
+        conn.close()
 
     def enqueue(self, job: Job) -> None:
         """Ledger first, then the message: a message whose job is not in the ledger is dropped,

@@ -98,7 +98,13 @@ def create_app(queues: Queues) -> Starlette:
             return done(400, "the body is not a JSON object")
         extra["action"] = str(payload.get("action", ""))[:64]
         try:
-            head = await run_in_threadpool(known_head, event, payload)
+            # Only a comment needs the PR's known head (an /ok-to-test binds to it): no thread
+            # hop for the rest.
+            head = (
+                await run_in_threadpool(known_head, event, payload)
+                if event == "issue_comment"
+                else None
+            )
             decision = intake(event, delivery, payload, known_head=head)
         except Malformed as exc:
             return done(400, str(exc))

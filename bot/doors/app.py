@@ -23,7 +23,7 @@ def serve(*, host: str, port: int, workers: int, data_dir: Path | None) -> int:
     settings = from_env(data_dir=data_dir)
     require_secret(settings)
     logs.setup()
-    app = create_app(Queues(settings))
+    app = create_app(Queues(settings, serving=True))
     command = [sys.executable, "-m", "gradgate.bot", "worker"]
     if data_dir is not None:
         command += ["--data-dir", str(data_dir)]

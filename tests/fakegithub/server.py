@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -49,7 +50,7 @@ Hook = Callable[[str, str], None]  # (method, path) before the request is handle
 class FakeGitHub(Endpoints):
     def __init__(self) -> None:
         self._lock = threading.RLock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = _Server(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         host, port = self._server.server_address[:2]
@@ -278,6 +279,13 @@ class FakeGitHub(Endpoints):
                 result = handler(self, repo, match, query, body, login)
                 return result if len(result) == 3 else (*result, {})
         raise error(404, "Not Found")
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (a worker killed with -9) is no error of the fake's."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:

@@ -103,7 +103,7 @@ def settings(tmp_path: Path) -> AppSettings:
 
 @pytest.fixture
 def live(settings: AppSettings) -> Iterator[LiveServer]:
-    server = LiveServer(Queues(settings))
+    server = LiveServer(Queues(settings, serving=True))
     server.start()
     yield server
     server.stop()

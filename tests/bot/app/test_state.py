@@ -111,3 +111,26 @@ def test_pr_heads_and_approvals(state: State) -> None:
     state.prs.set_head("o/r#7", "b" * 40)
     state.prs.approve("o/r#7", "b" * 40)
     assert (state.prs.head("o/r#7"), state.prs.approved("o/r#7")) == ("b" * 40, "b" * 40)
+
+
+def test_the_server_copies_the_wal_into_the_database_in_the_background(tmp_path: Path) -> None:
+    """A delivery's commit never pays for a checkpoint; a thread does them, so the WAL does not
+    grow without end."""
+    import sqlite3
+    import time
+
+    queues = Queues(AppSettings(data_dir=tmp_path), serving=True)
+    conn = queues.state.ledger._kv.conn
+    assert conn.execute("pragma wal_autocheckpoint").fetchone()[0] == 0
+    before = queues.settings.queue_db.stat().st_size
+    for n in range(300):
+        queues.enqueue(job(f"d{n}"))
+    deadline = time.monotonic() + 10
+    while queues.settings.queue_db.stat().st_size == before:
+        assert time.monotonic() < deadline, "nothing was checkpointed"
+        time.sleep(0.05)
+    with sqlite3.connect(queues.settings.queue_db) as check:
+        assert (
+            check.execute("select count(*) from kv where queue = 'gradgate_jobs'").fetchone()[0]
+            == 300
+        )

@@ -196,6 +196,6 @@ def make_world(origin: GitRepo, github: FakeGitHub, settings: AppSettings) -> Ap
         api_url=github.url,
         lease_s=settings.lease_s,
     )
-    live = LiveServer(Queues(settings))
+    live = LiveServer(Queues(settings, serving=True))
     live.start()
     return AppWorld(origin=origin, github=github, settings=settings, live=live, pem=pem)
