@@ -3,7 +3,7 @@ directories are removed. Each worker runs a pass at start and then every half le
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from gradgate.bot.app import logs
 from gradgate.bot.app.queue import Queues
@@ -16,9 +16,7 @@ Reaper = Callable[[], None]
 QUEUED_S = 3600.0
 
 
-def reaper(
-    queues: Queues, mirrors: Mirrors | None = None, running: set[str] | None = None
-) -> Reaper:
+def reaper(queues: Queues, mirrors: Mirrors | None = None, running: Collection[str] = ()) -> Reaper:
     """One pass. ``mirrors``: this worker's, whose worktrees of jobs no one runs are removed
     (``running``: the jobs this worker runs, whose leases may be a moment from renewal)."""
 
@@ -34,6 +32,6 @@ def reaper(
             live = {
                 e.job.id for e in state.ledger.entries() if state.leases.holder(run_lease(e.job.id))
             }
-            mirrors.sweep(live | (running or set()))
+            mirrors.sweep(live | set(running))
 
     return reap

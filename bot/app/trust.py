@@ -46,7 +46,15 @@ def needs_gpu(settings: CheckSettings, *, auto_to_gpu: bool) -> bool:
 
 
 def runs_without_user_code(check: str) -> bool:
-    """A code-running check with a static part (checkpoint metadata) runs that part at once."""
+    """A code-running check with a static part runs that part at once for an untrusted PR.
+
+    Issue 14 lists "checkpoint metadata" among the checks that run right away. The checkpoint
+    check (its own issue) opts in by setting the class attribute ``runs_without_user_code =
+    True`` and, when ``ctx.user_code`` is False, doing only what reads files (state-dict keys,
+    shapes and dtypes from safetensors headers, without unpickling or importing the PR's code)
+    and never calling ``run_user_code``, which refuses then. Its result is then FAIL if the
+    static part already found a regression, else WAITING (never PASS: the part that loads the
+    model has not run), so the verdict stays pending until `/ok-to-test`."""
     return bool(getattr(REGISTRY.get(check), "runs_without_user_code", False))
 
 

@@ -66,7 +66,7 @@ class Worker:
         self.python = os.environ.get("GRADGATE_PYTHON") or None  # the runner does not inherit it
         self.log = logs.get()
         self.ttl = queues.settings.lease_s
-        self.running: set[str] = set()
+        self.judging: dict[str, Job] = {}  # the jobs running here, as they are being judged
 
     # -- the huey task -------------------------------------------------------------------------
 
@@ -74,11 +74,14 @@ class Worker:
         job = self.state.ledger.get(job_id)
         if job is None:
             return  # done already: a duplicate message
-        beat = Heartbeat(self.state.leases, owner_id(), self.ttl, watch=lambda: self._stale(job))
+        # The heartbeat watches what the job judges: a comment's job learns its head later.
+        beat = Heartbeat(
+            self.state.leases, owner_id(), self.ttl, watch=lambda: self._stale(self.judging[job_id])
+        )
         if not beat.hold(run_lease(job_id)):
             return  # another worker runs it
+        self.judging[job_id] = job
         extra = {"job": job.id, "repo": job.pr.repo, "pr": job.pr.number, "head": job.head_sha}
-        self.running.add(job_id)
         started = time.monotonic()
         try:
             with beat:
@@ -93,7 +96,7 @@ class Worker:
         finally:
             self.state.ledger.done(job_id)
             beat.release_all()
-            self.running.discard(job_id)
+            self.judging.pop(job_id, None)
             self.mirrors.trim()
 
     def _stale(self, job: Job, head_sha: str | None = None) -> bool:
@@ -121,7 +124,7 @@ class Worker:
         run = decide(job, port, self.state, bot_login=self.forge.bot_login)
         if run is None:
             return
-        job = replace(job, head_sha=run.head_sha)
+        job = self.judging[job.id] = replace(job, head_sha=run.head_sha)
         pr = job.pr
         refs = [f"refs/pull/{pr.number}/head:refs/pull/{pr.number}/head"]
         if job.kind is not Kind.GPU:  # the GPU half's base is the merge base: in the head's past

@@ -33,7 +33,7 @@ def work(*, queue: Queue, threads: int, data_dir: Path | None, gpu_workers: bool
     gpu = Gpu.DEFER if queue is Queue.CPU and gpu_workers else Gpu.RUN
     worker = Worker(queues, forge, gpu=gpu, auto_to_gpu=gpu_workers)
     box.append(worker)
-    reap = reaper(queues, worker.mirrors, worker.running)
+    reap = reaper(queues, worker.mirrors, worker.judging)
     reap()  # at start: pick up what a killed worker left
 
     def loop() -> None:
