@@ -173,3 +173,32 @@ def _answers(world: AppWorld) -> bool:
         return world.live.client.get("/health").status_code == 200
     except httpx.TransportError:
         return False
+
+
+def test_ok_to_test_for_a_head_the_commenter_never_saw_is_not_applied(world: AppWorld) -> None:
+    world.github.repo(REPO).pulls[NUMBER].author = "mallory"
+    world.push("WIDTH = 16\n", path="model.py")
+    world.deliver_push(author="mallory")
+    world.push("WIDTH = 64\n", path="model.py")  # on GitHub, but its delivery is still on its way
+
+    world.comment("/ok-to-test", author="olivia")
+    world.drain()
+    replies = [
+        c.body
+        for c in world.github.comments(REPO, NUMBER, by=BOT)
+        if not c.body.startswith("<!-- gradgate:report")
+    ]
+    assert len(replies) == 1 and "Review the new commits" in replies[0]
+    assert world.queues.state.prs.approved(f"{REPO}#{NUMBER}") is None
+    assert world.github.repo(REPO).reactions == []
+
+
+def test_a_worker_without_the_apps_credentials_says_what_to_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gradgate.bot.doors.cli import main
+
+    for name in ("GRADGATE_APP_ID", "GRADGATE_APP_PRIVATE_KEY", "GRADGATE_APP_PRIVATE_KEY_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["worker", "--data-dir", str(tmp_path)]) == 2
+    assert "GRADGATE_APP_ID" in capsys.readouterr().err
