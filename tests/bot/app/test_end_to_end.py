@@ -202,3 +202,35 @@ def test_a_worker_without_the_apps_credentials_says_what_to_set(
         monkeypatch.delenv(name, raising=False)
     assert main(["worker", "--data-dir", str(tmp_path)]) == 2
     assert "GRADGATE_APP_ID" in capsys.readouterr().err
+
+
+def test_the_process_that_runs_the_checks_holds_no_credentials(
+    world: AppWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker holds the App's key and tokens; the runner it starts (and PR code below it)
+    gets none of them: read from the running runner's own /proc/<pid>/environ."""
+    import os
+
+    monkeypatch.setenv("GRADGATE_APP_PRIVATE_KEY", world.pem)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_workers_own_token")
+    seen: list[bytes] = []
+
+    def read_runner_environment(method: str, path: str) -> None:
+        if method == "POST" and path.endswith("/check-runs") and not seen:  # the runner runs
+            for entry in Path("/proc").iterdir():
+                try:
+                    stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                    command = (entry / "cmdline").read_bytes()
+                    if int(stat[1]) == os.getpid() and b"gradgate.bot.app.runner" in command:
+                        seen.append((entry / "environ").read_bytes())
+                except (OSError, ValueError, IndexError):
+                    continue
+
+    world.github.hooks.append(read_runner_environment)
+    world.deliver_push("opened")
+    world.drain()
+    assert len(seen) == 1, "the runner was not found while it ran"
+    names = {line.split(b"=", 1)[0] for line in seen[0].split(b"\0") if line}
+    assert b"PATH" in names
+    assert not names & {b"GRADGATE_APP_PRIVATE_KEY", b"GITHUB_TOKEN"}
+    assert world.pem.encode()[40:80] not in seen[0]
