@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gradgate.bot.config.model import CONFIG_FILENAME, Config, config_hash, load_config
 from gradgate.bot.git.repository import GitRepository
-from gradgate.bot.plan.comment_only import MAX_FILES, same_program
+from gradgate.bot.plan.comment_only import MAX_FILES
 from gradgate.bot.plan.plan import (
     ConfigOrigin,
     Plan,
@@ -21,6 +21,7 @@ from gradgate.bot.plan.plan import (
     make_plan,
     zones_for_check,
 )
+from gradgate.bot.plan.python_edits import PYTHON, PythonEdits, classify
 from gradgate.bot.plan.zones import ZoneMatcher
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
@@ -114,6 +115,7 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
             matcher = ZoneMatcher.compile(policy.config.zones)
             progress("reading the diff")
             paths, files = diff()  # 2 diff
+    edits = python_edits(repo, base_sha, head_sha, paths)
     plan = make_plan(  # 3 zones, 4 plan
         policy.config,
         paths,
@@ -121,26 +123,26 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
         config_origin=policy.origin,
         only=request.only,
         matcher=matcher,
-        non_semantic=non_semantic_paths(repo, base_sha, head_sha, paths),
+        non_semantic=edits.non_semantic,
+        gradient_edits=edits.gradient,
+        unscanned=edits.unscanned,
     )
     return Planned(repo, base_sha, head_sha, policy, changes, plan)
 
 
-def non_semantic_paths(
+def python_edits(
     repo: GitRepository, base_sha: str, head_sha: str, paths: Sequence[str]
-) -> frozenset[str]:
-    """Changed Python files whose program is unchanged (comments, docstrings, layout only).
+) -> PythonEdits:
+    """The changed Python files, each read once at base and head: which are comment-only, which
+    lines add or remove gradient-sensitive code (bot.plan.python_edits).
 
-    A large change is not "only comments": past MAX_FILES candidates, don't read them.
+    A large change is not "only comments", and reading it would slow every plan: past
+    MAX_FILES candidates nothing is read, and the plan treats every path as unscanned.
     """
-    candidates = (
-        [p for p in paths if p.endswith((".py", ".pyi"))] if len(paths) <= 4 * MAX_FILES else []
-    )
-    if not candidates or len(candidates) > MAX_FILES:
-        return frozenset()
-    return frozenset(
-        p for p in candidates if same_program(p, repo.read(base_sha, p), repo.read(head_sha, p))
-    )
+    candidates = [p for p in paths if p.endswith(PYTHON)] if len(paths) <= 4 * MAX_FILES else None
+    if candidates is None or len(candidates) > MAX_FILES:
+        return PythonEdits(unscanned=paths)
+    return classify((p, repo.read(base_sha, p), repo.read(head_sha, p)) for p in candidates)
 
 
 def run_check(name: str, ctx: CheckContext) -> CheckResult:
@@ -191,6 +193,8 @@ def run_request(
     planned = plan_request(request, for_checks=True, progress=progress)
     results = []
     python = interpreter(request, planned.policy.config, planned.repo.root)
+    # Entrypoint paths may be relative to a config given with --config (checks.model.run).
+    config_dir = None if request.config_file is None else request.config_file.parent.resolve()
     for check in planned.plan.to_run:  # 5 run
         settings = planned.policy.config.settings_for(check.name)
         waiting = hold(check, settings) if hold is not None else None
@@ -206,6 +210,8 @@ def run_request(
             settings=settings,
             zones=zones_for_check(planned.plan, check.name),
             python=python,
+            model=planned.policy.config.model,
+            config_dir=config_dir,
             user_code=request.user_code,
         )
         results.append(run_check(check.name, ctx))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import ClassVar, Protocol
 
 from gradgate.checks.diff import FileChange
+from gradgate.checks.model.spec import ModelSpec
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -149,6 +150,11 @@ class CheckContext:
     zones: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # The interpreter that runs user code (the sandbox's ``python``); None: gradgate's own.
     python: str | None = None
+    # The top-level `model:` block; a check reads its effective spec with
+    # checks.model.settings.effective_model, which lets the check's own block override it.
+    model: ModelSpec | None = None
+    # The folder of a config given with --config: entrypoint paths may be relative to it.
+    config_dir: Path | None = None
     # False: the PR's author is not trusted yet (App mode, no /ok-to-test). A check that sets
     # ``runs_without_user_code = True`` is still run then and must do only its static part;
     # ``run_user_code`` refuses to start the sandbox.

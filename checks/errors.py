@@ -10,7 +10,9 @@ GradgateError             anything gradgate raises on purpose
  ├─ UsageError            the command line asked for something impossible
  ├─ GitHubError           the GitHub API refused or failed, after retries (``status`` if any)
  └─ CheckError            a check could not decide; becomes that check's ``error`` result
-     └─ SandboxError      user code in the child process failed (``kind`` says how)
+     ├─ SandboxError      user code in the child process failed (``kind`` says how)
+     ├─ ModelError        the model factory ran but gave nothing a model check can use
+     └─ UnreadableCheckpoint  a reference checkpoint could not be read (``reason`` says how)
 """
 
 from __future__ import annotations
@@ -68,3 +70,25 @@ class SandboxError(CheckError):
         super().__init__(message)
         self.kind = kind
         self.revision = revision
+
+
+class ModelError(CheckError):
+    """The user's model factory or spec ran, but what it gave cannot be used (no inputs, a
+    wrong return type, `device: cuda` without CUDA...). ``code`` names the problem."""
+
+    def __init__(self, message: str, *, code: str, revision: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.revision = revision
+
+
+class UnreadableCheckpoint(CheckError):
+    """A checkpoint file could not be read; the checkpoint check turns it into a finding.
+
+    ``reason`` is a short machine-readable word ("truncated", "header-json", ...); the message
+    says what is wrong with the file and what to do.
+    """
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason

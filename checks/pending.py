@@ -22,14 +22,3 @@ class GradientCheck(_Pending):
     name = "gradient"
     title = "Gradient flow"
     runs_user_code = True
-
-
-class CheckpointCheck(_Pending):
-    name = "checkpoint"
-    title = "Checkpoint compatibility"
-    runs_user_code = True
-
-
-class ApiContractCheck(_Pending):
-    name = "api-contract"
-    title = "API contracts"

@@ -24,6 +24,7 @@ from gradgate.bot.config.errors import (
 from gradgate.bot.config.yaml_lines import read_marked
 from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckSettings
+from gradgate.checks.model.spec import ModelSpec
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 from pydantic import (
     AfterValidator,
@@ -112,6 +113,27 @@ class Zone(BaseModel):
         return value
 
 
+class GradientSensitive(BaseModel):
+    """Edits anywhere that add or remove gradient-sensitive code, and so run the gradient check."""
+
+    model_config = _FROZEN
+
+    enabled: bool = Field(
+        default=True,
+        strict=True,
+        description=(
+            "Run the gradient check when a changed Python file, in a zone or not, adds or "
+            "removes `.detach()`, `.data`, `torch.no_grad`, `inference_mode`, `enable_grad`, "
+            "`requires_grad`, `requires_grad_`, `register_*hook` or `set_grad_enabled`. Applies "
+            "only when the config uses the gradient check (a zone or `always` names it)."
+        ),
+    )
+    exclude: tuple[GitignorePattern, ...] = Field(
+        default=(),
+        description="gitignore-style patterns of files whose edits never trigger it.",
+    )
+
+
 def _checks_model() -> type[BaseModel]:
     fields: dict[str, Any] = {}
     for name, check in REGISTRY.items():
@@ -162,6 +184,13 @@ class Config(BaseModel):
             "override it."
         ),
     )
+    model: ModelSpec | None = Field(
+        default=None,
+        description=(
+            "How the model checks (gradient, checkpoint) build your model and an example "
+            "batch at each revision; a check's own `model:` under `checks:` replaces it."
+        ),
+    )
 
     runners: dict[str, tuple[str, ...]] = Field(
         default_factory=lambda: {"default": DEFAULT_RUNNER},
@@ -185,6 +214,14 @@ class Config(BaseModel):
     def runner_for(self, check: str) -> tuple[str, ...]:
         """The `runs-on` labels of ``check``'s job: its own, else `default`, else ubuntu-latest."""
         return self.runners.get(check) or self.runners.get("default") or DEFAULT_RUNNER
+
+    gradient_sensitive: GradientSensitive = Field(
+        default_factory=GradientSensitive,
+        alias="gradient-sensitive",
+        description=(
+            "Gradient-sensitive edits outside the zones: which ones run the gradient check."
+        ),
+    )
 
     @field_validator("zones")
     @classmethod

@@ -23,14 +23,24 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
-def _program(source: bytes) -> str | None:
+def parse_python(source: bytes) -> ast.Module | None:
+    """The syntax tree, or None when the source is not Python this interpreter can parse."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. SyntaxWarning for odd escapes in user code
-            tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+            return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def program(tree: ast.Module) -> str:
+    """What the tree runs, docstrings aside (removes them from ``tree`` itself)."""
     return ast.dump(_without_docstrings(tree), include_attributes=False)
+
+
+def _program(source: bytes) -> str | None:
+    tree = parse_python(source)
+    return None if tree is None else program(tree)
 
 
 def same_program(path: str, old: bytes | None, new: bytes | None) -> bool:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from gradgate.bot.config.model import CONFIG_FILENAME, Config
+from gradgate.bot.config.model import CONFIG_FILENAME, Config, Zone
+from gradgate.bot.plan.gradient_edits import GradientEdit
 from gradgate.bot.plan.zones import ZoneMatcher
 from gradgate.checks import REGISTRY
 from gradgate.checks.diff import FileChange
@@ -29,6 +30,11 @@ class ReasonKind(StrEnum):
     # The zone's files changed only in comments, docstrings or layout: a check that runs the
     # model (minutes, maybe a GPU) has nothing new to see. The zone still counts as touched.
     NON_SEMANTIC = "non-semantic"
+    # A changed Python file adds or removes `.detach()`, `torch.no_grad`... (`gradient_edits`):
+    # the gradient check runs, zone or not; the reason names the line.
+    GRADIENT_SENSITIVE = "gradient-sensitive"
+    # Too many changed Python files to read for such edits: the gradient check runs to be safe.
+    GRADIENT_UNSCANNED = "gradient-unscanned"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +44,16 @@ class Reason:
     kind: ReasonKind
     zone: str | None = None
     path: str | None = None
-    more: int = 0  # how many other changed paths in the same zone
+    more: int = 0  # how many other changed paths in the same zone (or edits, or files)
+    line: int | None = None  # gradient-sensitive: the line (at base when removed)
+    construct: str | None = None  # gradient-sensitive: what was added or removed, as code
+    removed: bool = False
 
     def as_json(self) -> dict[str, Any]:
-        return {"kind": str(self.kind), "zone": self.zone, "path": self.path, "more": self.more}
+        said = {"kind": str(self.kind), "zone": self.zone, "path": self.path, "more": self.more}
+        if self.line is not None:
+            said |= {"line": self.line, "construct": self.construct, "removed": self.removed}
+        return said
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +117,14 @@ def make_plan(
     only: Collection[str] | None = None,
     matcher: ZoneMatcher | None = None,
     non_semantic: Collection[str] = frozenset(),
+    gradient_edits: Sequence[GradientEdit] = (),
+    unscanned: Sequence[str] = (),
 ) -> Plan:
     """``paths``: every path the diff touches (see `changed_paths`); ``changed_files``: how many
     files changed (a rename is one file but two paths); ``non_semantic``: paths whose change
     leaves the program the same (see `comment_only`), which do not trigger checks that run
-    code."""
+    code; ``gradient_edits`` and ``unscanned``: gradient-sensitive edits found, and the paths
+    not read for them (see `python_edits`), which may run the gradient check anywhere."""
     zones = (matcher or ZoneMatcher.compile(config.zones)).match(paths)
     zone_by_name = {z.name: z for z in config.zones}
     by_check: dict[str, list[str]] = {}  # check -> the touched zones requiring it, in order
@@ -137,6 +152,8 @@ def make_plan(
                 )
         if name in config.always and paths:
             run_reasons.insert(0, Reason(ReasonKind.ALWAYS))
+        if name == "gradient" and (gradient_edits or unscanned):
+            run_reasons += gradient_reasons(config, gradient_edits, unscanned)
         if only is not None and name not in only:
             skip = Reason(ReasonKind.NOT_SELECTED)
         elif not paths:
@@ -173,3 +190,48 @@ def zones_for_check(plan: Plan, check: str) -> Mapping[str, tuple[str, ...]]:
         if planned.name == check:
             return {z: plan.zones[z] for z in planned.zones}
     return {}
+
+
+def gradient_reasons(
+    config: Config, edits: Sequence[GradientEdit], unscanned: Sequence[str]
+) -> list[Reason]:
+    """Why gradient-sensitive edits run the gradient check: the first edit (and how many more),
+    or, when the change was too large to read, its first unread Python file (and how many paths
+    went unread). Nothing when the setting is off or the config never uses the gradient check
+    (it would have no model to run)."""
+    setting = config.gradient_sensitive
+    uses = "gradient" in config.always or any("gradient" in z.checks for z in config.zones)
+    if not setting.enabled or not uses:
+        return []
+    skip = _excluded(setting.exclude, [e.path for e in edits])
+    kept = [e for e in edits if e.path not in skip]
+    if kept:
+        first = kept[0]
+        return [
+            Reason(
+                ReasonKind.GRADIENT_SENSITIVE,
+                path=first.path,
+                line=first.line,
+                construct=first.construct,
+                removed=first.removed,
+                more=len(kept) - 1,
+            )
+        ]
+    # 100,000 unread paths: stop at the first Python file rather than list them all.
+    python: Iterable[str] = (p for p in unscanned if p.endswith(".py"))
+    if setting.exclude:
+        listed = list(python)
+        skip = _excluded(setting.exclude, listed)
+        python = (p for p in listed if p not in skip)
+    unread = next(iter(python), None)
+    if unread is None:
+        return []
+    return [Reason(ReasonKind.GRADIENT_UNSCANNED, path=unread, more=len(unscanned))]
+
+
+def _excluded(patterns: tuple[str, ...], paths: list[str]) -> set[str]:
+    """The ``paths`` that the `gradient-sensitive.exclude` patterns match."""
+    if not patterns or not paths:
+        return set()
+    zone = Zone.model_construct(name="exclude", paths=patterns)
+    return set(ZoneMatcher.compile([zone]).match(paths).get("exclude", ()))

@@ -77,7 +77,7 @@ MALFORMED = [
         None,
         1,
         "the top level must be a mapping with the keys version, zones, always, checks, python, "
-        "runners; got a list",
+        "model, runners, gradient-sensitive; got a list",
     ),
     ("top-level-text", "\n\njust some text\n", None, 3, "the top level must be a mapping"),
     (
@@ -86,7 +86,7 @@ MALFORMED = [
         "zone",
         2,
         "unknown key `zone`; did you mean `zones`? "
-        "(allowed: version, zones, always, checks, python, runners)",
+        "(allowed: version, zones, always, checks, python, model, runners, gradient-sensitive)",
     ),
     (
         "duplicate-top-level-key",

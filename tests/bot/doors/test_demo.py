@@ -35,6 +35,12 @@ def test_demo_json_shows_every_planted_zone(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert set(report["plan"]["zones"]) == {"model-core", "training", "config-docs"}
+    # The planted layer rename (fc -> classifier), with the map to paste.
+    (checkpoint,) = [c for c in report["checks"] if c["name"] == "checkpoint"]
+    assert checkpoint["outcome"] == "fail"
+    (renamed,) = [f for f in checkpoint["findings"] if f["kind"] == "checkpoint-renamed"]
+    assert "`fc.*`" in renamed["message"] and "`classifier.*`" in renamed["message"]
+    assert "'^fc\\.': 'classifier.'" in renamed["details"]
     names = subprocess.run(
         ["git", "diff", "--name-only", "main", "pr/tidy-up"],
         cwd=keep,
@@ -56,3 +62,31 @@ def test_demo_refuses_a_non_empty_keep_directory(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "not empty" in done.stderr
     assert (tmp_path / "precious.txt").read_text() == "mine"
+
+
+def test_demo_catches_the_planted_swapped_loss_arguments() -> None:
+    done = run_demo("--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    api = next(c for c in report["checks"] if c["name"] == "api-contract")
+    assert api["outcome"] == "fail"
+    found = {(f["kind"], f["file"], f["line"]) for f in api["findings"]}
+    assert found == {
+        ("signature-reordered", "tinycls/losses.py", 5),  # weighted_loss(targets, logits, ...)
+        ("loss-arguments-swapped", "tinycls/losses.py", 6),  # F.cross_entropy(targets, logits)
+    }
+    reorder = next(f for f in api["findings"] if f["kind"] == "signature-reordered")
+    assert "train.py:25: weighted_loss(y, model(x))" in reorder["details"]
+    gradient = next(c for c in report["plan"]["checks"] if c["name"] == "gradient")
+    sensitive = [r for r in gradient["reasons"] if r["kind"] == "gradient-sensitive"]
+    assert sensitive == [
+        {
+            "kind": "gradient-sensitive",
+            "zone": None,
+            "path": "tinycls/model.py",
+            "more": 0,
+            "line": 15,
+            "construct": ".detach()",
+            "removed": False,
+        }
+    ]

@@ -1,0 +1,129 @@
+"""The call sites at head that a set of signature changes affect, gathered in one pass.
+
+Every changed signature becomes one or more targets (a function by name, a constructor by its
+class, `forward` by calls of an instance, a method by `obj.m` and `self.m`), indexed by their
+last name. The check's single pass over the Python files at head asks `mentions` of each
+file's bytes (a file that names none of them is not even parsed) and hands the resolved calls
+of the others to `collect`. The cost is one walk per file, however many signatures changed.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from gradgate.checks.api_contract.calls import Call, How
+from gradgate.checks.api_contract.changes import Change, Effect, effects
+from gradgate.checks.api_contract.names import names_match
+from gradgate.checks.api_contract.signatures import Kind
+from gradgate.checks.api_contract.sources import Sources
+
+_SHOWN = 80  # characters of a call shown in a message
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    change: Change
+    how: How
+    name: str  # the qualified name a call must resolve to
+    implicit: int  # parameters the call fills itself
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    path: str
+    line: int
+    code: str  # the call as code, shortened
+    effects: tuple[Effect, ...]
+
+
+def _targets(change: Change) -> Iterable[tuple[str, _Target]]:
+    """(last name, target) for each way of calling what ``change`` changed."""
+    head = change.head
+    if head.kind is Kind.FUNCTION:
+        yield change.full.rpartition(".")[2], _Target(change, How.NAMED, change.full, 0)
+        return
+    cls, _, method = change.full.rpartition(".")
+    by_instance = head.implicit(via_instance=True)
+    yield method, _Target(change, How.METHOD, change.full, by_instance)
+    yield method, _Target(change, How.NAMED, change.full, head.implicit(via_instance=False))
+    short = cls.rpartition(".")[2]
+    if method == "__init__":
+        yield short, _Target(change, How.NAMED, cls, 1)
+    elif method in ("forward", "__call__"):
+        yield short, _Target(change, How.INSTANCE, cls, 1)
+
+
+@dataclass(slots=True)
+class CallIndex:
+    """The changes whose callers matter, and the affected call sites found so far."""
+
+    changes: list[Change]
+    index: dict[str, list[_Target]] = field(default_factory=dict)
+    found: dict[str, list[CallSite]] = field(default_factory=dict)  # change -> its call sites
+    _mentions: re.Pattern[bytes] | None = None
+    _base_calls: dict[str, set[str]] = field(default_factory=dict)  # base path -> call dumps
+
+    def __post_init__(self) -> None:
+        for change in self.changes:
+            self.found[change.full] = []
+            for last, target in _targets(change):
+                self.index.setdefault(last, []).append(target)
+        if self.index:
+            words = b"|".join(re.escape(k.encode()) for k in self.index)
+            self._mentions = re.compile(rb"\b(?:" + words + rb")\b")
+
+    def mentions(self, data: bytes) -> bool:
+        """Can the file hold a call of a target? (It names one: a cheap test on the bytes.)"""
+        return self._mentions is not None and self._mentions.search(data) is not None
+
+    def collect(
+        self,
+        path: str,
+        calls: list[Call],
+        sources: Sources,
+        base_path: str | None,
+        *,
+        changed: bool,
+    ) -> None:
+        """Record the affected calls among a head file's ``calls``. ``changed``: the PR touches
+        the file (``base_path``: where it was at base; None when added), so a call there may
+        have been written for the new signature."""
+        for call in calls:
+            target = self._match(call)
+            if target is None:
+                continue
+            unchanged = not changed or self._stood(path, call, sources, base_path)
+            said = effects(target.change, call.node, implicit=target.implicit, unchanged=unchanged)
+            if said:
+                site = CallSite(path, call.line, _shown(call.node), tuple(said))
+                self.found[target.change.full].append(site)
+
+    def sites(self, change: Change) -> list[CallSite]:
+        return sorted(self.found.get(change.full, []), key=lambda s: (s.path, s.line))
+
+    def _match(self, call: Call) -> _Target | None:
+        for name in call.targets():
+            for target in self.index.get(name.rpartition(".")[2], ()):
+                if target.how is call.how and names_match(name, target.name):
+                    return target  # one call binds one signature
+        return None
+
+    def _stood(self, path: str, call: Call, sources: Sources, base_path: str | None) -> bool:
+        """Did this call stand the same at base: its text, or failing that its syntax tree?"""
+        if base_path is None:
+            return False
+        if sources.in_base(sources.text(path, call.node), [base_path]):
+            return True
+        if base_path not in self._base_calls:  # reformatted or new: ask the trees (rarely)
+            tree = sources.parse("base", base_path)
+            nodes = () if tree is None else ast.walk(tree)
+            self._base_calls[base_path] = {ast.dump(n) for n in nodes if isinstance(n, ast.Call)}
+        return ast.dump(call.node) in self._base_calls[base_path]
+
+
+def _shown(node: ast.Call) -> str:
+    code = ast.unparse(node)
+    return code if len(code) <= _SHOWN else code[: _SHOWN - 1] + "…"

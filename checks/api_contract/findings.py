@@ -1,0 +1,252 @@
+"""The words of the `api-contract` check: a Finding per changed signature or swapped loss call.
+
+Which change is named first: a positional order that now means something else (silent), then
+a renamed or removed parameter, then the rest (all of which fail loudly at the call).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Iterable
+
+from gradgate.checks.api_contract.callsites import CallSite
+from gradgate.checks.api_contract.changes import Change, Effect
+from gradgate.checks.api_contract.losses import LossCall, Slot
+from gradgate.checks.api_contract.signatures import Signature
+from gradgate.checks.base import Finding, Severity
+
+REORDERED = "signature-reordered"
+RENAMED = "parameter-renamed"
+REMOVED = "parameter-removed"
+KEYWORD_ONLY = "parameter-keyword-only"
+POSITIONAL_ONLY = "parameter-positional-only"
+REQUIRED = "parameter-required"
+DEFAULT = "default-changed"
+SWAPPED = "loss-arguments-swapped"
+SWAPPED_BEFORE = "loss-arguments-swapped-at-base"
+SKIPPED = "api-file-skipped"
+
+_LISTED = 3  # call sites named in a message; the details list them all
+_DETAILS = 50  # call sites in the details
+
+
+def for_change(change: Change, sites: list[CallSite]) -> list[Finding]:
+    """Blocking when some call site is affected; otherwise a warning or note on the change
+    itself, since callers outside the repository cannot be searched. Default changes warn."""
+    out = []
+    kind, what = _what_changed(change)
+    if kind is not None:
+        where = f"`{_short(change)}`"
+        if sites:
+            out.append(_blocking(change, kind, where, what, sites))
+        else:
+            public = not any(part.startswith("_") for part in change.head.qualname.split("."))
+            silent = kind == REORDERED
+            out.append(
+                Finding(
+                    kind=kind,
+                    severity=Severity.WARNING if silent and public else Severity.NOTE,
+                    message=f"{where}: {what}. No call site in this repository is affected"
+                    + (
+                        "; callers elsewhere that pass these arguments positionally would now "
+                        "pass them to different parameters, silently. Say so in the changelog."
+                        if silent
+                        else "."
+                    ),
+                    file=change.path,
+                    line=change.head.line,
+                    revision="head",
+                )
+            )
+    for name, old, new in change.defaults:
+        out.append(
+            Finding(
+                kind=DEFAULT,
+                severity=Severity.WARNING,
+                message=f"`{_short(change)}`: the default of "
+                f"`{name}` changed: `{old}` → `{new}`. Every call that leaves `{name}` out now "
+                "gets the new value; pass it explicitly where the old one is meant.",
+                file=change.path,
+                line=change.head.line,
+                revision="head",
+            )
+        )
+    return out
+
+
+def _what_changed(change: Change) -> tuple[str | None, str]:
+    base, head = change.base, change.head
+    if change.shifted:
+        return REORDERED, f"the parameters are now `({_params(head)})`, were `({_params(base)})`"
+    if change.renamed:
+        renames = ", ".join(f"`{old}` → `{new}`" for old, new in change.renamed.items())
+        return RENAMED, f"parameter renamed: {renames}"
+    if change.removed:
+        return REMOVED, f"parameter removed: {_names(change.removed)}"
+    if change.keyword_only:
+        return KEYWORD_ONLY, f"now keyword-only: {_names(change.keyword_only)}"
+    if change.positional_only:
+        return POSITIONAL_ONLY, f"now positional-only: {_names(change.positional_only)}"
+    if change.required:
+        return REQUIRED, f"now required: {_names(change.required)}"
+    return None, ""
+
+
+def _blocking(change: Change, kind: str, where: str, what: str, sites: list[CallSite]) -> Finding:
+    silent = [s for s in sites if any(e.kind == "moved" and e.now for e in s.effects)]
+    n = len(sites)
+    named = ", ".join(f"`{s.path}:{s.line}`" for s in sites[:_LISTED])
+    more = f" and {n - _LISTED} more" if n > _LISTED else ""
+    if silent:
+        harm = (
+            f"{n} call site{'s' if n > 1 else ''} now pass{'' if n > 1 else 'es'} arguments to "
+            "different parameters, silently"
+        )
+        fix = (
+            "Update those calls in this PR (keywords make them order-proof), or keep the old "
+            "order and add new parameters at the end."
+        )
+    else:
+        harm = (
+            f"{n} call site{'s' if n > 1 else ''} now fail{'' if n > 1 else 's'} with a TypeError"
+        )
+        fix = "Update those calls in this PR, or keep the old name as an alias."
+    lines = [f"{s.path}:{s.line}: {s.code}\n    {_effects(s.effects)}" for s in sites[:_DETAILS]]
+    if n > _DETAILS:
+        lines.append(f"… ({n - _DETAILS} more call sites)")
+    return Finding(
+        kind=kind,
+        severity=Severity.BLOCKING,
+        message=f"{where}: {what}. {harm}: {named}{more}. {fix}",
+        file=change.path,
+        line=change.head.line,
+        details="\n".join(lines),
+        revision="head",
+        details_lang="text",  # a list of call sites, not a diff
+    )
+
+
+def _effects(said: Iterable[Effect]) -> str:
+    parts = []
+    for e in said:
+        if e.kind == "moved":
+            now = f"now goes to `{e.now}`" if e.now else "now has no parameter to go to"
+            parts.append(f"`{e.argument}` went to `{e.was}`, {now}")
+        elif e.kind == "keyword-only":
+            parts.append(f"`{e.argument}` is passed positionally to `{e.now}`, now keyword-only")
+        elif e.kind == "renamed":
+            parts.append(f"passes `{e.argument}=`, now called `{e.now}`")
+        elif e.kind == "removed":
+            parts.append(f"passes `{e.argument}=`, no longer a parameter")
+        elif e.kind == "positional-only":
+            parts.append(f"passes `{e.argument}=` by keyword, now positional-only")
+        else:
+            parts.append(f"does not pass `{e.argument}`, now required")
+    return "; ".join(parts)
+
+
+def for_loss(
+    path: str, call: LossCall, pair: tuple[int, int], *, by_name: bool, at_base: bool
+) -> Finding:
+    """A swapped-looking loss call: blocking when this PR wrote it, a note when it stood at base."""
+    i, j = pair
+    first, second = call.args[i], call.args[j]
+    assert first is not None and second is not None
+    a, b = ast.unparse(first), ast.unparse(second)
+    slot_i, slot_j = call.slots[i], call.slots[j]
+    how = (
+        f"`{a}` is passed as `{slot_i.name}`{_role(slot_i)} and `{b}` as "
+        f"`{slot_j.name}`{_role(slot_j)}, and their names say the opposite"
+        if by_name
+        else f"the call at base passed `{b}` as `{slot_i.name}` and `{a}` as `{slot_j.name}`"
+    )
+    code = ast.unparse(call.call.node)
+    if at_base:
+        return Finding(
+            kind=SWAPPED_BEFORE,
+            severity=Severity.NOTE,
+            message=f"`{code}`: the arguments of `{call.shown}` look swapped ({how}); it was so at "
+            "base already, so this change did not introduce it.",
+            file=path,
+            line=call.line,
+            revision="head",
+        )
+    return Finding(
+        kind=SWAPPED,
+        severity=Severity.BLOCKING,
+        message=f"`{code}`: the arguments of `{call.shown}` look swapped: {how}. `{call.shown}` "
+        f"is not symmetric: it takes `({', '.join(s.name for s in call.slots)})`. Exchange "
+        f"`{a}` and `{b}` (or pass them by keyword).",
+        file=path,
+        line=call.line,
+        revision="head",
+    )
+
+
+def skipped(path: str, why: str) -> Finding:
+    return Finding(
+        kind=SKIPPED,
+        severity=Severity.NOTE,
+        message=f"`{path}` was not read for API contracts: {why}. Check its signatures and calls "
+        "by hand.",
+        file=path,
+    )
+
+
+def unsearched(paths: list[str]) -> Finding:
+    named = ", ".join(f"`{p}`" for p in paths[:3])
+    more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+    return Finding(
+        kind=SKIPPED,
+        severity=Severity.NOTE,
+        message=f"{len(paths)} Python file{'s' if len(paths) > 1 else ''} of the repository could "
+        f"not be searched for call sites (they do not parse, or are over 2 MB): {named}{more}.",
+        file=paths[0],
+    )
+
+
+def summary(findings: Iterable[Finding], *, signatures: int, calls: int) -> str:
+    counts = Counter(f.kind for f in findings if f.severity is Severity.BLOCKING)
+    parts = []
+    changed = sum(
+        counts[k] for k in (REORDERED, RENAMED, REMOVED, KEYWORD_ONLY, POSITIONAL_ONLY, REQUIRED)
+    )
+    if changed:
+        verb = "break" if changed > 1 else "breaks"
+        parts.append(f"{changed} signature change{'s' if changed > 1 else ''} {verb} callers")
+    if counts[SWAPPED]:
+        n = counts[SWAPPED]
+        parts.append(f"{n} loss call{'s' if n > 1 else ''} with swapped arguments")
+    if parts:
+        return "; ".join(parts)[:140]
+    return (
+        f"no caller broken ({signatures} changed signature{'s' if signatures != 1 else ''}, "
+        f"{calls} loss call{'s' if calls != 1 else ''} checked)"
+    )[:140]
+
+
+def _role(slot: Slot) -> str:
+    """What a parameter named `input` or `log_probs` stands for; `target` says it itself."""
+    return " (the prediction)" if slot.role == "prediction" else ""
+
+
+def _short(change: Change) -> str:
+    return change.head.qualname
+
+
+def _params(sig: Signature) -> str:
+    skip = sig.implicit(via_instance=True)
+    shown = [p.name for p in sig.positional[skip:]]
+    if sig.varargs:
+        shown.append("*args")
+    elif sig.keyword_only:
+        shown.append("*")
+    shown += [p.name for p in sig.keyword_only]
+    if sig.varkw:
+        shown.append("**kwargs")
+    return ", ".join(shown)
+
+
+def _names(names: Iterable[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names)

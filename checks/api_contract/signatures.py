@@ -1,0 +1,135 @@
+"""Signatures of a module's functions and methods, and how one changed from base to head.
+
+Module-level functions and the methods of module-level classes (nested classes too) count;
+functions nested in functions cannot be called from elsewhere. A property is no call.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Kind(StrEnum):
+    FUNCTION = "function"
+    METHOD = "method"  # the first parameter is the instance
+    CLASSMETHOD = "classmethod"
+    STATICMETHOD = "staticmethod"
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    default: str | None  # the default as code; None: required
+    default_dump: str | None  # the default's syntax tree, to compare without formatting
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    qualname: str  # "f", "Class.method"
+    kind: Kind
+    line: int
+    positional: tuple[Param, ...]  # positional-only, then positional-or-keyword
+    positional_only: int  # how many of ``positional`` are positional-only
+    keyword_only: tuple[Param, ...]
+    varargs: bool
+    varkw: bool
+
+    def implicit(self, *, via_instance: bool) -> int:
+        """Positional parameters the call fills itself (`self`, `cls`), by how it is called."""
+        if self.kind is Kind.CLASSMETHOD:
+            return 1
+        return 1 if self.kind is Kind.METHOD and via_instance else 0
+
+    def names(self) -> list[str]:
+        return [p.name for p in (*self.positional, *self.keyword_only)]
+
+
+def signatures(tree: ast.Module) -> dict[str, Signature]:
+    """Qualified name within the module -> its signature (the last definition wins)."""
+    return {sig.qualname: sig for sig in _defs(tree.body, prefix="", in_class=False)}
+
+
+def _defs(body: list[ast.stmt], *, prefix: str, in_class: bool) -> Iterator[Signature]:
+    for stmt in body:
+        if isinstance(stmt, ast.ClassDef):
+            yield from _defs(stmt.body, prefix=f"{prefix}{stmt.name}.", in_class=True)
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            kind = _kind(stmt, in_class=in_class)
+            if kind is not None:
+                yield _signature(stmt, f"{prefix}{stmt.name}", kind)
+
+
+def _kind(node: ast.FunctionDef | ast.AsyncFunctionDef, *, in_class: bool) -> Kind | None:
+    names = set()
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if isinstance(target, ast.Name):
+            names.add(target.id)
+        elif isinstance(target, ast.Attribute):
+            names.add(target.attr)
+            if target.attr in ("setter", "deleter"):
+                return None
+    if names & {"property", "cached_property", "overload"}:
+        return None  # not called with arguments; an overload is not the implementation
+    if not in_class:
+        return Kind.FUNCTION
+    if "staticmethod" in names:
+        return Kind.STATICMETHOD
+    return Kind.CLASSMETHOD if "classmethod" in names else Kind.METHOD
+
+
+def _signature(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, kind: Kind
+) -> Signature:
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+    defaults += args.defaults
+    return Signature(
+        qualname=qualname,
+        kind=kind,
+        line=node.lineno,
+        positional=tuple(_param(a, d) for a, d in zip(positional, defaults, strict=True)),
+        positional_only=len(args.posonlyargs),
+        keyword_only=tuple(
+            _param(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+        ),
+        varargs=args.vararg is not None,
+        varkw=args.kwarg is not None,
+    )
+
+
+def _param(arg: ast.arg, default: ast.expr | None) -> Param:
+    if default is None:
+        return Param(arg.arg, None, None)
+    return Param(arg.arg, ast.unparse(default), ast.dump(default))
+
+
+# A `def` header up to the colon that ends its line (defaults may nest parentheses twice), a
+# decorator, a class line.
+_HEADER = re.compile(
+    rb"^[ \t]*(?:@[^\n]*|class[ \t][^\n]*"
+    rb"|(?:async[ \t]+)?def[ \t]+\w+[ \t]*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"
+    rb"[^:\n]*:[ \t]*(?:\#[^\n]*)?$)",
+    re.MULTILINE,
+)
+_DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def\b", re.MULTILINE)
+_SPACE = re.compile(rb"\s+")
+
+
+def headers(source: bytes) -> list[bytes] | None:
+    """Every decorator, class line and `def` header of the file, whitespace removed: equal at
+    base and head, the signatures are equal and the file need not be parsed for them. None
+    when a `def` escapes the pattern (a parenthesis inside a string default, say)."""
+    found = _headers(source)
+    return None if found is None else [_SPACE.sub(b"", m.group()) for m in found]
+
+
+def _headers(source: bytes) -> list[re.Match[bytes]] | None:
+    found = list(_HEADER.finditer(source))
+    defs = sum(1 for m in found if m.group().lstrip()[:1] not in (b"@", b"c"))
+    return found if defs == len(_DEF.findall(source)) else None

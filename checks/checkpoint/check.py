@@ -1,0 +1,118 @@
+"""The `checkpoint` check: will checkpoints saved before this PR still load, and mean the same?
+
+It exports base and head, reads the configured references in gradgate's own process (headers
+and pickle opcodes only: ``read``), and runs the user's model in children (``session``): the
+base model described on the meta device (the default reference), the head model on meta with
+every reference dry-run into it, and base weights compared with head outputs. ``judge`` sorts
+what the dry runs saw, ``infer`` proposes rename maps, ``findings`` and ``failures`` word it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import ClassVar
+
+from gradgate.checks.base import (
+    CheckContext,
+    CheckResult,
+    CheckSettings,
+    Finding,
+    Outcome,
+    Severity,
+    outcome_for,
+    report_order,
+)
+from gradgate.checks.checkpoint.failures import LOAD_FAILED, NOT_A_STATE_DICT, TORCH_TOO_OLD
+from gradgate.checks.checkpoint.references import LFS_POINTER, UNREADABLE
+from gradgate.checks.checkpoint.session import run_session
+from gradgate.checks.checkpoint.settings import CheckpointSettings
+from gradgate.checks.errors import CheckError
+from gradgate.checks.model.device import choose_device, gpu_visible
+from gradgate.checks.model.run import cuda_works
+from gradgate.checks.model.settings import effective_model
+
+MODEL_FAILED = "checkpoint-model-failed"
+UNUSABLE = frozenset({UNREADABLE, LFS_POINTER, LOAD_FAILED, NOT_A_STATE_DICT, TORCH_TOO_OLD})
+
+
+class CheckpointCheck:
+    name: ClassVar[str] = "checkpoint"
+    title: ClassVar[str] = "Checkpoint compatibility"
+    settings_model: ClassVar[type[CheckSettings]] = CheckpointSettings
+    runs_user_code: ClassVar[bool] = True
+    available: ClassVar[bool] = True
+
+    def run(self, ctx: CheckContext) -> CheckResult:
+        started = time.perf_counter()
+        settings = ctx.settings
+        assert isinstance(settings, CheckpointSettings)
+        spec = effective_model(ctx, check=self.name)
+        try:
+            with ExitStack() as stack:
+                base_root = stack.enter_context(ctx.source.checkout(ctx.base_sha))
+                head_root = stack.enter_context(ctx.source.checkout(ctx.head_sha))
+                scratch = stack.enter_context(
+                    tempfile.TemporaryDirectory(prefix="gradgate-checkpoint-")
+                )
+                device = choose_device(
+                    settings.device,
+                    gpu_visible=gpu_visible(),
+                    cuda_works=lambda: cuda_works(ctx, settings, root=base_root),
+                )
+                outcome = run_session(
+                    ctx,
+                    settings,
+                    spec,
+                    base_root=base_root,
+                    head_root=head_root,
+                    scratch=Path(scratch),
+                    device=device,
+                )
+        except CheckError as exc:
+            revision = getattr(exc, "revision", None)
+            finding = Finding(MODEL_FAILED, Severity.BLOCKING, str(exc), revision=revision)
+            return CheckResult(
+                check=self.name,
+                outcome=Outcome.ERROR,
+                summary=_first_line(str(exc)),
+                findings=(finding,),
+                duration_s=time.perf_counter() - started,
+            )
+        findings = tuple(sorted(outcome.findings, key=report_order))
+        # A reference that could not be used means "could not decide" (error), not "breaks"
+        # (fail); unless the PR itself made it unusable.
+        result = outcome_for(
+            tuple(f for f in findings if f.kind not in UNUSABLE or f.revision == "head")
+        )
+        if outcome.unusable and result is not Outcome.FAIL:
+            result = Outcome.ERROR
+        return CheckResult(
+            check=self.name,
+            outcome=result,
+            summary=summary(findings, result),
+            findings=findings,
+            metrics=outcome.metrics,
+            duration_s=time.perf_counter() - started,
+        )
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else "the model could not be run"
+    return line if len(line) <= 120 else line[:119] + "…"
+
+
+def summary(findings: tuple[Finding, ...], outcome: Outcome) -> str:
+    """One line for the status: what kind of breakage, how many."""
+    blocking = [f for f in findings if f.severity is Severity.BLOCKING]
+    if outcome is Outcome.ERROR:
+        return "a reference checkpoint could not be read"
+    if not blocking:
+        warnings = sum(f.severity is Severity.WARNING for f in findings)
+        if warnings:
+            return f"checkpoints load, with {warnings} warning(s)"
+        return "old checkpoints load and give the same outputs"
+    kinds = sorted({f.kind.removeprefix("checkpoint-").replace("-", " ") for f in blocking})
+    return f"old checkpoints break: {', '.join(kinds)}"

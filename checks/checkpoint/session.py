@@ -1,0 +1,260 @@
+"""One run of the check: the base child, the head child, the verification of suggested maps.
+
+The I/O edge of the check. Children: at most three, each a fresh process under the user's
+interpreter: ``base`` (only when the base model is a reference or equivalence is on), ``head``
+(always), and a second ``head`` only when renames were inferred, to dry-run the suggested map
+before suggesting it. Everything they return is judged and worded by pure modules.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gradgate.checks.base import CheckContext, Finding, Severity
+from gradgate.checks.checkpoint import findings as words
+from gradgate.checks.checkpoint.failures import (
+    built_for_real,
+    equivalence_findings,
+    equivalence_skipped,
+    reference_error,
+)
+from gradgate.checks.checkpoint.judge import MIGRATED, SUGGESTED, Judgement, judge
+from gradgate.checks.checkpoint.references import prepare
+from gradgate.checks.checkpoint.results import EquivalenceResult, ModelInfo, RefLoad
+from gradgate.checks.checkpoint.settings import CheckpointSettings
+from gradgate.checks.checkpoint.tensors import Entries, entries_to_json
+from gradgate.checks.errors import CheckError
+from gradgate.checks.model.run import run_model_program
+from gradgate.checks.model.spec import ModelSpec
+
+BASE_PROGRAM = "checkpoint.child.programs:base"
+HEAD_PROGRAM = "checkpoint.child.programs:head"
+FROM_BASE = "(base model)"
+BASE_SEED = 0
+HEAD_SEED = 1  # another seed than base's, so a tensor that did not load changes the outputs
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    findings: tuple[Finding, ...]
+    unusable: bool  # a reference could not be used: the check could not decide for it
+    metrics: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """A reference and how findings name it."""
+
+    name: str
+    label: str
+    file: str | None
+    entries: Entries | None  # known before the child ran (safetensors, from_base)
+
+
+class _Children:
+    """Starts the check's children; together they get the check's `timeout_s`, not each."""
+
+    def __init__(
+        self, ctx: CheckContext, settings: CheckpointSettings, spec: ModelSpec, device: str
+    ) -> None:
+        self._ctx, self._settings, self._spec, self._device = ctx, settings, spec, device
+        self._deadline = time.monotonic() + settings.timeout_s
+
+    def run(self, root: Path, revision: str, kwargs: dict[str, Any]) -> Any:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise CheckError(
+                f"the check used up its `timeout_s` ({self._settings.timeout_s:g} s) before "
+                f"it could run the model at {revision}; raise `timeout_s` under "
+                "`checks: checkpoint:`."
+            )
+        return run_model_program(
+            self._ctx,
+            self._settings,
+            spec=self._spec,
+            root=root,
+            revision=revision,
+            program=BASE_PROGRAM if revision == "base" else HEAD_PROGRAM,
+            kwargs=kwargs,
+            device=self._device,
+            seed=BASE_SEED if revision == "base" else HEAD_SEED,
+            timeout_s=left,
+        )
+
+
+def run_session(
+    ctx: CheckContext,
+    settings: CheckpointSettings,
+    spec: ModelSpec,
+    *,
+    base_root: Path,
+    head_root: Path,
+    scratch: Path,
+    device: str,
+) -> Outcome:
+    children = _Children(ctx, settings, spec, device)
+    changed = {path for change in ctx.changes for path in change.paths}
+    ready, found, unusable = prepare(
+        settings.references, base_root=base_root, head_root=head_root, changed=changed
+    )
+    findings = list(found)
+    rules = settings.rules
+    checked = [_Checked(r.name, r.label, r.file, r.read.entries) for _, r in ready]
+    requests = [_with_runs(r.request(key=ref.key), rules) for ref, r in ready]
+    exchange = scratch / "base-weights.pt"
+    equivalence = settings.equivalence
+    if not requests and not settings.checks_base and not equivalence.enabled:
+        return Outcome(tuple(findings), unusable)  # nothing left that needs the model
+    base_model: ModelInfo | None = None
+    saved_base = False
+    if settings.checks_base or equivalence.enabled:
+        base_kwargs: dict[str, Any] = {}
+        if equivalence.enabled:
+            base_kwargs["equivalence"] = {
+                "path": str(exchange),
+                "max_parameters": equivalence.max_parameters,
+            }
+        value = children.run(base_root, "base", base_kwargs)
+        base_model = ModelInfo.from_json(value["model"])
+        base_equivalence = value.get("equivalence") or {}
+        saved_base = bool(base_equivalence.get("saved"))
+        if base_equivalence.get("skipped"):
+            findings.append(equivalence_skipped(base_equivalence.get("parameters")))
+        if settings.checks_base:
+            checked.append(
+                _Checked(FROM_BASE, "the base model's state dict", None, base_model.entries)
+            )
+            requests.append(_with_runs(_from_base(base_model), rules))
+    head_kwargs: dict[str, Any] = {"references": requests}
+    if saved_base:
+        head_kwargs["equivalence"] = {
+            "path": str(exchange),
+            "migrations": rules,
+            "atol": equivalence.atol,
+            "rtol": equivalence.rtol,
+        }
+    value = children.run(head_root, "head", head_kwargs)
+    model = ModelInfo.from_json(value["model"]).relative_to(head_root)
+    if not model.meta:
+        findings.append(built_for_real(model.meta_error))
+    loads = [RefLoad.from_json(item).relative_to(head_root) for item in value["references"]]
+    judged: list[tuple[_Checked, RefLoad, Judgement, Entries]] = []
+    for info, load in zip(checked, loads, strict=True):
+        if load.error is not None:
+            findings.append(reference_error(load.error, label=info.label, file=info.file))
+            unusable = True
+            continue
+        entries = load.entries if load.entries is not None else _stripped(info.entries, load.prefix)
+        judgement = judge(
+            entries,
+            load.shared,
+            model,
+            load.runs,
+            load.used,
+            rules if MIGRATED in load.runs else [],
+        )
+        judged.append((info, load, judgement, entries))
+    equivalence_request = None
+    if saved_base:
+        equivalence_request = {
+            "path": str(exchange),
+            "atol": equivalence.atol,
+            "rtol": equivalence.rtol,
+        }
+    result = EquivalenceResult.from_json(value["equivalence"]) if "equivalence" in value else None
+    verified, suggested = _verify(
+        children,
+        judged,
+        requests,
+        checked,
+        rules,
+        head_root=head_root,
+        equivalence=equivalence_request if result is not None and not result.compared else None,
+    )
+    if suggested is not None and suggested.compared:
+        result = suggested  # the outputs under the suggested map say more than "not compared"
+    same = None if suggested is None or not suggested.compared else suggested.equal
+    severity = Severity.BLOCKING if settings.dtype_changes == "block" else Severity.WARNING
+    for info, _load, judgement, _entries in judged:
+        findings.extend(
+            words.findings_for(
+                judgement,
+                label=info.label,
+                file=info.file,
+                rules=rules,
+                verified=verified.get(info.name),
+                dtype_severity=severity,
+                same_outputs=same if info.name == FROM_BASE else None,
+            )
+        )
+    if result is not None:
+        breaks = any(f.severity is Severity.BLOCKING for f in findings)
+        findings.extend(equivalence_findings(result, rules=rules, quiet=breaks))
+    metrics = {"references": float(len(checked)), "model_keys": float(len(model.entries))}
+    return Outcome(tuple(findings), unusable, metrics)
+
+
+def _with_runs(request: dict[str, Any], rules: Sequence[tuple[str, str | None]]) -> dict[str, Any]:
+    if rules:
+        request["runs"] = {MIGRATED: [list(rule) for rule in rules]}
+    return request
+
+
+def _from_base(model: ModelInfo) -> dict[str, Any]:
+    return {
+        "name": FROM_BASE,
+        "entries": entries_to_json(model.entries),
+        "versions": dict(model.versions),
+        "shared": [list(group) for group in model.tied],
+    }
+
+
+def _stripped(entries: Entries | None, prefix: str) -> Entries:
+    assert entries is not None, "the child returns entries for files it loaded itself"
+    if not prefix:
+        return entries
+    return {key[len(prefix) :]: meta for key, meta in entries.items() if key.startswith(prefix)}
+
+
+def _verify(
+    children: _Children,
+    judged: Sequence[tuple[_Checked, RefLoad, Judgement, Entries]],
+    requests: Sequence[dict[str, Any]],
+    checked: Sequence[_Checked],
+    rules: Sequence[tuple[str, str | None]],
+    *,
+    head_root: Path,
+    equivalence: Mapping[str, Any] | None,
+) -> tuple[dict[str, bool], EquivalenceResult | None]:
+    """Dry-run each suggested map (declared migrations + inferred renames) in a fresh head
+    child: (reference name -> whether it then loads cleanly, and, when base weights did not
+    load as saved, the outputs compared under the base model's suggested map)."""
+    by_name = {info.name: request for info, request in zip(checked, requests, strict=True)}
+    again = []
+    base_map = None
+    for info, _load, judgement, _entries in judged:
+        renames = judgement.inference.renames if judgement.inference else ()
+        if renames:
+            request = dict(by_name[info.name])
+            suggested = [*rules, *((r.pattern, r.replacement) for r in renames)]
+            request["runs"] = {SUGGESTED: [list(rule) for rule in suggested]}
+            again.append(request)
+            if info.name == FROM_BASE:
+                base_map = suggested
+    if not again:
+        return {}, None
+    kwargs: dict[str, Any] = {"references": again}
+    if equivalence is not None and base_map is not None:
+        kwargs["equivalence"] = {**equivalence, "migrations": [list(r) for r in base_map]}
+    value = children.run(head_root, "head", kwargs)
+    loads = {}
+    for item in value["references"]:
+        load = RefLoad.from_json(item)
+        run = load.runs.get(SUGGESTED)
+        loads[load.name] = run is not None and run.clean
+    outputs = value.get("equivalence")
+    return loads, None if outputs is None else EquivalenceResult.from_json(outputs)

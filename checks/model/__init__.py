@@ -1,0 +1,15 @@
+"""How the model checks reach the user's model: the `model:` block, and building it in the child.
+
+Parent side (gradgate's interpreter):
+  spec.py       ModelSpec: the top-level `model:` block of `.gradgate.yml` (and a check's own)
+  settings.py   ModelCheckSettings (a check's own `model:` overrides the top level) and
+                effective_model(ctx): the spec a check uses
+  device.py     `device: auto | cpu | cuda` -> the device a run uses
+  run.py        run_model_program: a child-side program on the model at one revision; the
+                child's own problems (no inputs, wrong return type, no CUDA) become ModelError
+  problems.py   those problems in words
+
+Child side (the user's interpreter: stdlib and torch only, Python 3.9+):
+  child.py      prepare (seeds, determinism, device), load (factory or `_target_` spec ->
+                model, inputs, loss; DDP / torch.compile unwrapped), call_model
+"""

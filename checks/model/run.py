@@ -1,0 +1,89 @@
+"""Run a model check's child-side program on the model at one revision; problems become errors.
+
+The entrypoint travels as the sandbox's target, resolved in the revision's tree, else next to a
+config given with --config (whose folder also goes on the child's ``sys.path``, after the
+revision's root). The program's ``kwargs`` carry the spec under ``model`` and the check's own
+settings beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from gradgate.checks.base import CheckContext, UserCodeSettings
+from gradgate.checks.errors import ModelError, SandboxError
+from gradgate.checks.model.problems import describe
+from gradgate.checks.model.spec import ModelSpec
+from gradgate.checks.sandbox.for_check import run_user_code
+from gradgate.checks.sandbox.outcome import parse_target, target_label
+
+
+def entry_target(spec: ModelSpec, *, root: Path, config_dir: Path | None) -> str | None:
+    """The sandbox target for ``spec``: None for a `build` spec; a file entrypoint that is not in
+    the revision's tree but next to the config becomes that file's absolute path."""
+    if spec.entrypoint is None:
+        return None
+    parsed = parse_target(spec.entrypoint)
+    if parsed.path is None or config_dir is None or (root / parsed.path).is_file():
+        return spec.entrypoint
+    beside_config = config_dir / parsed.path
+    return f"{beside_config}:{parsed.attr}" if beside_config.is_file() else spec.entrypoint
+
+
+def run_model_program(
+    ctx: CheckContext,
+    settings: UserCodeSettings,
+    *,
+    spec: ModelSpec,
+    root: Path,
+    revision: str,
+    program: str,
+    kwargs: Mapping[str, Any] | None = None,
+    device: str = "cpu",
+    seed: int | None = 0,
+    timeout_s: float | None = None,
+) -> Any:
+    """``program``'s JSON value; SandboxError for user code that failed, ModelError for a
+    factory whose result cannot be used (the program returned ``{"problem": ...}``)."""
+    target = entry_target(spec, root=root, config_dir=ctx.config_dir)
+    extra_path = [] if ctx.config_dir is None else [str(ctx.config_dir)]
+    payload = {**(kwargs or {}), "model": {**spec.as_request(), "extra_path": extra_path}}
+    value = run_user_code(
+        ctx,
+        settings,
+        target=target,
+        root=root,
+        revision=revision,
+        program=program,
+        kwargs=payload,
+        timeout_s=timeout_s,
+        device=device,
+        seed=seed,
+    )
+    if isinstance(value, dict) and isinstance(value.get("problem"), dict):
+        problem = value["problem"]
+        where = target_label(parse_target(target).text, revision)
+        raise ModelError(
+            describe(problem, where=where), code=str(problem.get("code")), revision=revision
+        )
+    return value
+
+
+def cuda_works(ctx: CheckContext, settings: UserCodeSettings, *, root: Path) -> bool:
+    """Can torch under the check's interpreter use CUDA? False when it cannot even be asked."""
+    try:
+        value = run_user_code(
+            ctx,
+            settings,
+            target=None,
+            root=root,
+            revision="base",
+            program="model.child:cuda_available",
+            timeout_s=min(settings.timeout_s, 120.0),
+            device="cuda",
+        )
+    except SandboxError:
+        return False  # no torch there: the real run says so, naming the revision
+    return value is True
