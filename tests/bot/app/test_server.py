@@ -34,6 +34,25 @@ def test_a_redelivery_is_answered_but_not_enqueued_again(live: LiveServer) -> No
     assert live.queues.pending(Queue.CPU) == 1
 
 
+def test_a_delivery_whose_job_could_not_be_enqueued_gets_503_and_its_redelivery_runs(
+    live: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The delivery counts as processed only once its job is in the queue: a queue that fails
+    (or a server killed in between) leaves nothing that would turn the redelivery away."""
+    enqueue = live.queues.enqueue
+
+    def down(job: object) -> None:
+        raise ConnectionError("the store went away")
+
+    monkeypatch.setattr(live.queues, "enqueue", down)
+    body = payload("pull_request/opened")
+    refused = live.deliver("pull_request", body, delivery="d-retry")
+    assert refused.status_code == 503
+    monkeypatch.setattr(live.queues, "enqueue", enqueue)
+    assert live.deliver("pull_request", body, delivery="d-retry").status_code == 202
+    assert live.queues.pending(Queue.CPU) == 1
+
+
 def test_delivery_ids_survive_a_restart(live: LiveServer) -> None:
     live.deliver("pull_request", payload("pull_request/reopened"), delivery="before-restart")
     live.stop()
