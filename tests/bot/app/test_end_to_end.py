@@ -234,3 +234,53 @@ def test_the_process_that_runs_the_checks_holds_no_credentials(
     assert b"PATH" in names
     assert not names & {b"GRADGATE_APP_PRIVATE_KEY", b"GITHUB_TOKEN"}
     assert world.pem.encode()[40:80] not in seen[0]
+
+
+GPU_POLICY = """\
+zones:
+  - name: training
+    paths: ["train.py"]
+    checks: [protected]
+  - name: weights
+    paths: ["model.py"]
+    checks: [checkpoint]
+checks:
+  checkpoint:
+    device: cuda
+"""
+
+
+def test_a_check_that_needs_a_gpu_waits_for_the_gpu_queue_and_completes_the_same_report(
+    repo: GitRepo, github: FakeGitHub, settings: AppSettings
+) -> None:
+    from gradgate.bot.app.github import app_forge
+    from gradgate.bot.app.jobs import Queue
+    from gradgate.bot.app.trust import Gpu
+    from gradgate.bot.app.work import Worker
+
+    from tests.bot.app.world import FAST
+
+    world = make_world(repo, github, settings, policy=GPU_POLICY)
+    try:
+        forge = app_forge(world.settings, retry=FAST)
+        cpu = Worker(world.queues, forge, gpu=Gpu.DEFER, auto_to_gpu=True)
+        world.push("WIDTH = 16\n", path="model.py")
+        world.deliver_push()
+        assert world.drain(Queue.CPU, cpu) == 1
+        runs = world.check_runs(world.head)
+        assert (runs["gradgate/protected"], runs["gradgate/checkpoint"]) == (
+            "success",
+            "in_progress",
+        )
+        assert "waiting for a GPU worker" in world.report_comments()[0]
+        assert world.queues.pending(Queue.GPU) == 1
+
+        gpu = Worker(world.queues, forge, gpu=Gpu.RUN)
+        assert world.drain(Queue.GPU, gpu) == 1
+        runs = world.check_runs(world.head)
+        assert runs["gradgate/checkpoint"] != "in_progress"  # ran on the GPU worker
+        assert runs["gradgate/protected"] == "success"  # the CPU half's result, kept
+        [comment] = world.report_comments()
+        assert "waiting for a GPU worker" not in comment
+    finally:
+        world.live.stop()

@@ -122,11 +122,11 @@ class AppWorld:
             self._worker = Worker(self.queues, app_forge(self.settings, retry=FAST))
         return self._worker
 
-    def drain(self, queue: Queue = Queue.CPU) -> int:
+    def drain(self, queue: Queue = Queue.CPU, worker: Worker | None = None) -> int:
         """Run what is queued, in this process, as a huey consumer would; how many tasks ran."""
         huey, ran = self.queues.hueys[queue], 0
         while (task := huey.dequeue()) is not None:
-            self.worker()(task.args[0])
+            (worker or self.worker())(task.args[0])
             ran += 1
         return ran
 
@@ -171,8 +171,10 @@ class AppWorld:
                 proc.wait()
 
 
-def make_world(origin: GitRepo, github: FakeGitHub, settings: AppSettings) -> AppWorld:
-    origin.write(".gradgate.yml", POLICY)
+def make_world(
+    origin: GitRepo, github: FakeGitHub, settings: AppSettings, *, policy: str = POLICY
+) -> AppWorld:
+    origin.write(".gradgate.yml", policy)
     origin.write("train.py", TRAIN)
     origin.write("model.py", "WIDTH = 8\n")
     origin.commit("base")
