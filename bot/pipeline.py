@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 from gradgate.bot.config.model import CONFIG_FILENAME, Config, config_hash, load_config
 from gradgate.bot.git.repository import GitRepository
@@ -23,12 +24,14 @@ from gradgate.bot.plan.plan import (
 )
 from gradgate.bot.plan.python_edits import PYTHON, PythonEdits, classify
 from gradgate.bot.plan.zones import ZoneMatcher
+from gradgate.bot.report.lines import diff_lines
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckContext, CheckResult, CheckSettings, Outcome, not_available
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import ConfigError, GradgateError
+from gradgate.checks.sandbox.isolation import weakest
 
 Progress = Callable[[str], None]
 # Step 5's gate (App mode): a planned check and its settings -> why it must wait instead of
@@ -49,6 +52,9 @@ class Request:
     only: tuple[str, ...] | None = None
     pr_number: int | None = None
     python: str | None = None  # --python / GRADGATE_PYTHON: runs user code; beats `python:`
+    # The door's sandbox mode, used where the config has no `sandbox:` (the Action and the
+    # App pass "require" on Linux).
+    sandbox_default: Literal["auto", "require"] = "auto"
     user_code: bool = True  # False: the PR's code may not run (App mode, untrusted author)
 
 
@@ -159,13 +165,10 @@ def run_check(name: str, ctx: CheckContext) -> CheckResult:
             check=name, outcome=Outcome.ERROR, summary=f"{type(exc).__name__}: {message}"
         )
     elapsed = time.monotonic() - started
-    return CheckResult(
-        check=result.check,
-        outcome=result.outcome,
-        summary=result.summary,
-        findings=result.findings,
-        metrics=result.metrics,
+    return replace(
+        result,
         duration_s=result.duration_s or elapsed,
+        isolation=result.isolation or weakest(ctx.isolations),  # the report says how
     )
 
 
@@ -195,6 +198,7 @@ def run_request(
     python = interpreter(request, planned.policy.config, planned.repo.root)
     # Entrypoint paths may be relative to a config given with --config (checks.model.run).
     config_dir = None if request.config_file is None else request.config_file.parent.resolve()
+    sandbox = planned.policy.config.sandbox or request.sandbox_default
     for check in planned.plan.to_run:  # 5 run
         settings = planned.policy.config.settings_for(check.name)
         waiting = hold(check, settings) if hold is not None else None
@@ -212,6 +216,7 @@ def run_request(
             python=python,
             model=planned.policy.config.model,
             config_dir=config_dir,
+            sandbox=sandbox,
             user_code=request.user_code,
         )
         results.append(run_check(check.name, ctx))
@@ -226,6 +231,7 @@ def run_request(
         config_hash=config_hash(planned.policy.text) if planned.policy.text else None,
         config_source=planned.policy.source,
         rerun="pr" if request.pr_number is not None else "cli",
+        diff_lines=diff_lines(planned.changes, results),  # where GitHub takes review comments
     )
 
 

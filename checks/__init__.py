@@ -6,7 +6,7 @@ from gradgate.checks.api_contract.check import ApiContractCheck
 from gradgate.checks.base import Check
 from gradgate.checks.checkpoint.check import CheckpointCheck
 from gradgate.checks.config_docs.check import ConfigDocsCheck
-from gradgate.checks.pending import GradientCheck
+from gradgate.checks.gradient.check import GradientCheck
 from gradgate.checks.protected.check import ProtectedCheck
 
 REGISTRY: dict[str, Check] = {

@@ -10,10 +10,11 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from gradgate.checks.diff import FileChange
 from gradgate.checks.model.spec import ModelSpec
+from gradgate.checks.sandbox.isolation import Isolation, SandboxMode
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -55,6 +56,10 @@ class Finding:
     # How reports fence ``details``: "diff", or "suggestion" (GitHub's block for a replacement
     # of the finding's line, which a reviewer can apply).
     details_lang: str = "diff"
+    # A base-side finding's statement as it is at head, where it still exists there: what
+    # GitHub can annotate and comment on ("Files changed" marks head lines). None: no such line.
+    head_file: str | None = None
+    head_line: int | None = None
 
 
 def report_order(finding: Finding) -> tuple[int, str, int]:
@@ -70,6 +75,12 @@ class CheckResult:
     findings: tuple[Finding, ...] = ()
     metrics: Mapping[str, float] = field(default_factory=dict)
     duration_s: float = 0.0
+    # How user code was isolated (the weakest of the check's sandbox runs); None: it ran none.
+    # Set by the pipeline from CheckContext.isolations, so checks need not.
+    isolation: Isolation | None = None
+    # JSON values a check's own report template renders (bot/templates/checks/<name>.*.j2),
+    # e.g. the gradient check's model summary and chart; also in the JSON report.
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 def outcome_for(findings: tuple[Finding, ...]) -> Outcome:
@@ -155,6 +166,11 @@ class CheckContext:
     model: ModelSpec | None = None
     # The folder of a config given with --config: entrypoint paths may be relative to it.
     config_dir: Path | None = None
+    # `sandbox:` in the config (or the door's default): "require" refuses to run user code
+    # without bubblewrap.
+    sandbox: SandboxMode = "auto"
+    # run_user_code appends how each of this check's sandbox runs was isolated.
+    isolations: list[Isolation] = field(default_factory=list)
     # False: the PR's author is not trusted yet (App mode, no /ok-to-test). A check that sets
     # ``runs_without_user_code = True`` is still run then and must do only its static part;
     # ``run_user_code`` refuses to start the sandbox.

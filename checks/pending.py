@@ -16,9 +16,3 @@ class _Pending:
 
     def run(self, ctx: CheckContext) -> CheckResult:
         return not_available(self.name)
-
-
-class GradientCheck(_Pending):
-    name = "gradient"
-    title = "Gradient flow"
-    runs_user_code = True

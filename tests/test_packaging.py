@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tomllib
@@ -30,10 +31,13 @@ def test_every_package_folder_is_listed_and_mapped_into_the_gradgate_namespace()
     assert setuptools["package-dir"] == {name: folder for folder, name in FOLDERS.items()}
 
 
-def _run(*argv: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    *argv: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
-        [str(a) for a in argv], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
-    )
+        [str(a) for a in argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+        check=False,
+    )  # fmt: skip
     assert done.returncode == 0, f"{argv}\n{done.stdout}\n{done.stderr}"
     return done
 
@@ -90,8 +94,17 @@ def test_installed_beside_a_users_bot_and_checks_both_work_and_uninstall_keeps_t
     user_import = "from checks import USER_CHECK; from bot import USER_BOT; print(USER_CHECK)"
 
     assert _run(python, "-c", user_import, cwd=tmp_path).stdout.strip() == "mine"
-    demo = _run(venv / "bin" / "gradgate", "demo", cwd=tmp_path)
+    # The fresh venv has no torch: the demo says what to install instead of a traceback...
+    bare = subprocess.run(
+        [venv / "bin" / "gradgate", "demo"], cwd=tmp_path, capture_output=True, text=True,
+        timeout=600, env={k: v for k, v in os.environ.items() if k != "GRADGATE_PYTHON"},
+    )  # fmt: skip
+    assert bare.returncode == 2 and "-m pip install 'torch==2.13.0'" in bare.stderr
+    # ...and runs the example's model under an interpreter that has torch (this one).
+    with_torch = {**os.environ, "GRADGATE_PYTHON": sys.executable}
+    demo = _run(venv / "bin" / "gradgate", "demo", cwd=tmp_path, env=with_torch)
     assert "gradgate failed" in demo.stdout
+    assert "`proj.*` (2 parameters) learned at base and are detached at head" in demo.stdout
 
     _run(python, "-m", "pip", "uninstall", "-q", "-y", "gradgate")
     assert _run(python, "-c", user_import, cwd=tmp_path).stdout.strip() == "mine"

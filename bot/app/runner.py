@@ -71,6 +71,9 @@ def run(request: RunnerRequest, out: IO[str]) -> None:
         pr_number=request.pr_number,
         python=request.python,
         user_code=request.user_code,
+        # PR code on a machine whose worker holds the App's key: only under bubblewrap, unless
+        # the config says `sandbox: auto` (as in the Action).
+        sandbox_default="require" if sys.platform.startswith("linux") else "auto",
     )
     hold = hold_for(user_code=request.user_code, gpu=request.gpu, auto_to_gpu=request.auto_to_gpu)
     try:

@@ -1,6 +1,7 @@
 """`.gradgate.yml` text -> a frozen, validated Config; unknown keys rejected; errors name key, line.
 
 Zone, Config, ChecksConfig   the models: what a valid `.gradgate.yml` holds
+ReportConfig, ReviewMode     how results are reported on GitHub (`report:`)
 load_config(text)            YAML (`yaml_lines`) -> the models -> Config, or one ConfigError
                              listing every problem by key path and line (`errors`)
 config_hash(text)            the short hash a report shows so a verdict names its policy
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from gradgate.bot.config.errors import (
     config_error,
@@ -157,6 +158,25 @@ def _checks_model() -> type[BaseModel]:
 ChecksConfig = _checks_model()
 
 
+ReviewMode = Literal["off", "comment", "request-changes"]
+
+
+class ReportConfig(BaseModel):
+    """How gradgate reports on a pull request besides its comment and statuses."""
+
+    model_config = _FROZEN
+
+    review: ReviewMode = Field(
+        default="off",
+        description=(
+            "Also submit a pull request review each run, with inline comments on the changed "
+            "lines of the findings: `off`, `comment`, or `request-changes` (a review that "
+            "requests changes when the verdict is failure). The previous run's review is "
+            "dismissed or cleared."
+        ),
+    )
+
+
 class Config(BaseModel):
     """A whole `.gradgate.yml`: zones, the checks that always run, and each check's settings."""
 
@@ -221,6 +241,19 @@ class Config(BaseModel):
         description=(
             "Gradient-sensitive edits outside the zones: which ones run the gradient check."
         ),
+    )
+    sandbox: Literal["auto", "require"] | None = Field(
+        default=None,
+        description=(
+            "How strictly model code is sandboxed. `auto`: under bubblewrap where it works, "
+            "else with process-level isolation only, which the report then says. `require`: "
+            "without a working bubblewrap, checks that run model code are errors. Default "
+            "(null): the door's — `auto` for `gradgate check`, `require` for the GitHub "
+            "Action and App on Linux."
+        ),
+    )
+    report: ReportConfig = Field(
+        default_factory=ReportConfig, description="How results are reported on GitHub."
     )
 
     @field_validator("zones")

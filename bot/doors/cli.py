@@ -48,6 +48,13 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="run the gate on base..head and print the report")
     revisions(check)
     check.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    check.add_argument(
+        "--sandbox",
+        choices=("auto", "require"),
+        default="auto",
+        help="sandbox mode where .gradgate.yml has no `sandbox:`; require: model code only "
+        "under bubblewrap (default: auto)",
+    )
     plan = sub.add_parser("plan", help="show touched zones and which checks would run (no torch)")
     revisions(plan)
     plan.add_argument(
@@ -154,6 +161,7 @@ def _request(args: argparse.Namespace) -> object:
         config_file=args.config,
         only=only,
         python=args.python,
+        sandbox_default=getattr(args, "sandbox", "auto"),
     )
 
 

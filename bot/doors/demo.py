@@ -1,7 +1,9 @@
 """`gradgate demo`: build the bundled example repo with a PR of quiet breakages, gate it, print it.
 
 Exits 0 when the tour worked (the report inside says failure, as planted) and 2 when gradgate
-itself broke or a planted finding (the protected line, the README/config batch size) went missing.
+itself broke, a planted finding (the protected line, the README/config batch size, the stray
+`.detach()`) went missing, or the interpreter that runs the example's model has no torch (then it
+says what to install). That interpreter is gradgate's own, or GRADGATE_PYTHON.
 """
 
 from __future__ import annotations
@@ -68,9 +70,23 @@ def build_example(root: Path, example: Path = EXAMPLE) -> None:
     _git(root, "commit", "-q", "-m", message)
 
 
+def has_torch(python: str) -> bool:
+    """Can ``python`` import torch (with the sandbox's flags: no user site-packages)?"""
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)"
+    try:
+        done = subprocess.run([python, "-s", "-c", probe], capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
 def run_demo(*, fmt: Format = "text", keep: Path | None = None) -> int:
     from gradgate.bot.pipeline import Request, run_request
 
+    python = os.environ.get("GRADGATE_PYTHON") or None
+    if not has_torch(python or sys.executable):
+        sys.stderr.write(render_template("demo_no_torch.txt.j2", python=python or sys.executable))
+        return Verdict.ERROR.exit_code
     with tempfile.TemporaryDirectory(prefix="gradgate-demo-") as scratch:
         root = keep if keep is not None else Path(scratch) / "tiny-classifier"
         if root.exists() and any(root.iterdir()):
@@ -79,11 +95,16 @@ def run_demo(*, fmt: Format = "text", keep: Path | None = None) -> int:
         build_example(root)
         sys.stderr.write(render_template("demo_intro.txt.j2", root=root, branch=PR_BRANCH))
         sys.stderr.flush()
-        report = run_request(Request(repo_path=root, base="main", head=PR_BRANCH))
+        report = run_request(Request(repo_path=root, base="main", head=PR_BRANCH, python=python))
         sys.stdout.write(render(report, fmt))
         sys.stdout.flush()
     kinds = {f.kind for r in report.results for f in r.findings}
-    planted = {"protected-line-changed", "doc-value-mismatch"} <= kinds
+    detached = any(
+        f.kind == "gradient-lost-gradient" and f.message.startswith("`proj.*`")
+        for r in report.results
+        for f in r.findings
+    )  # the stray .detach()
+    planted = {"protected-line-changed", "doc-value-mismatch"} <= kinds and detached
     worked = report.verdict is Verdict.FAILURE and planted
     sys.stderr.write(render_template("demo_outro.txt.j2", worked=worked, keep=keep))
     return 0 if worked else Verdict.ERROR.exit_code

@@ -33,6 +33,8 @@ def check_command(request: Request) -> list[str]:
         command += ["--python", request.python]
     if request.config_file is not None:
         command += ["--config", str(request.config_file)]
+    if request.sandbox_default != "auto":
+        command += ["--sandbox", request.sandbox_default]
     return command
 
 

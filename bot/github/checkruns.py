@@ -3,7 +3,8 @@
 Where the token has `checks: write` (an App always; an Action when its workflow grants it),
 gradgate reports check runs instead of statuses, under the same names, so a required check keeps
 its name whichever way it is reported. A check's findings become annotations on their lines in
-"Files changed"; only findings about the head (the side that tab shows) carry a line there.
+"Files changed"; only head lines can be marked there, so a finding about the base (`protected`:
+the statement as it was) is marked on its statement's head line, where it has one.
 """
 
 from __future__ import annotations
@@ -95,13 +96,16 @@ def final_check_runs(report: Report, *, details_url: str | None) -> list[CheckRu
 
 
 def annotation(finding: Finding) -> Annotation | None:
-    if finding.file is None or finding.line is None or finding.revision == "base":
+    path, line = finding.file, finding.line
+    if finding.revision == "base":  # base line numbers: the statement's head line, if it has one
+        path, line = finding.head_file, finding.head_line
+    if path is None or line is None:
         return None
     level = _LEVEL[finding.severity]
     return Annotation(
-        path=finding.file,
-        start_line=finding.line,
-        end_line=finding.line,
+        path=path,
+        start_line=line,
+        end_line=line,
         level=level,  # type: ignore[arg-type]
         message=finding.message,
         title=finding.kind,

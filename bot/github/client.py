@@ -25,6 +25,8 @@ from gradgate.bot.github.ports import (
     CheckRun,
     Comment,
     PullRequest,
+    Review,
+    ReviewDraft,
     Status,
     WorkflowRun,
 )
@@ -205,6 +207,59 @@ class GitHubClient:
             accepted = run.rerun_failed_jobs() if failed_only else run.rerun()
         if not accepted:  # PyGithub returns False instead of raising for these two calls
             raise GitHubError(f"GitHub refused to {what}")
+
+    # -- pull request reviews (report.review) -------------------------------------------------
+
+    def create_review(self, number: int, commit_sha: str, draft: ReviewDraft) -> int:
+        with _call(f"review #{number}"):
+            made = self._repo.get_pull(number).create_review(
+                commit=self._repo.get_commit(commit_sha),  # lazy: no GET, the SHA is in its URL
+                body=draft.body,
+                event=draft.event,
+                comments=[
+                    {"path": c.path, "line": c.line, "side": c.side, "body": c.body}
+                    for c in draft.comments
+                ],
+            )
+            return made.id
+
+    def reviews(self, number: int) -> list[Review]:
+        with _call(f"list the reviews of #{number}"):
+            return [
+                Review(
+                    id=r.id,
+                    author=r.user.login if r.user is not None else "",
+                    state=r.state,
+                    body=r.body or "",
+                )
+                for r in self._repo.get_pull(number).get_reviews()
+            ]
+
+    def review_comment_ids(self, number: int, review_id: int) -> list[int]:
+        with _call(f"list the comments of review {review_id}"):
+            return [c.id for c in self._repo.get_pull(number).get_single_review_comments(review_id)]
+
+    def delete_review_comment(self, number: int, comment_id: int) -> None:
+        with _call(f"delete review comment {comment_id}"):
+            try:
+                self._repo.get_pull(number).get_review_comment(comment_id).delete()
+            except GithubException as exc:
+                if exc.status != 404:  # already gone: what we wanted
+                    raise
+
+    def dismiss_review(self, number: int, review_id: int, message: str) -> None:
+        with _call(f"dismiss review {review_id}"):
+            pull = self._repo.get_pull(number)
+            try:
+                pull.get_review(review_id).dismiss(message)
+            except GithubException as exc:
+                # A retried PUT whose first answer was lost finds it dismissed already (422).
+                if exc.status != 422 or pull.get_review(review_id).state != "DISMISSED":
+                    raise
+
+    def edit_review(self, number: int, review_id: int, body: str) -> None:
+        with _call(f"edit review {review_id}"):
+            self._repo.get_pull(number).get_review(review_id).edit(body)
 
     def _comment(self, number: int, comment_id: int) -> IssueComment:
         return self._repo.get_issue(number).get_comment(comment_id)

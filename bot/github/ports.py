@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 StatusState = Literal["pending", "success", "failure", "error"]
+Event = Literal["COMMENT", "REQUEST_CHANGES"]  # a review's; gradgate never approves
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,33 @@ class WorkflowRun:
     conclusion: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class ReviewComment:
+    """An inline comment of a review, on a line of the pull request's diff."""
+
+    path: str
+    line: int
+    side: Literal["LEFT", "RIGHT"]  # LEFT: a deleted base line; RIGHT: a head line
+    body: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewDraft:
+    event: Event
+    body: str
+    comments: tuple[ReviewComment, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """A submitted review, as listed."""
+
+    id: int
+    author: str
+    state: str  # GitHub's: COMMENTED, CHANGES_REQUESTED, APPROVED, DISMISSED, PENDING
+    body: str
+
+
 class GitHubPort(Protocol):
     """The GitHub calls gradgate makes, on one repository. Every failure is a GitHubError."""
 
@@ -107,3 +135,24 @@ class GitHubPort(Protocol):
         ...
 
     def rerun(self, run_id: int, *, failed_only: bool) -> None: ...
+
+    def create_review(self, number: int, commit_sha: str, draft: ReviewDraft) -> int:
+        """Submit a review of ``commit_sha``; its id. GitHub refuses it whole (422) when a
+        comment is not on a line of the diff."""
+        ...
+
+    def reviews(self, number: int) -> list[Review]:
+        """Every review of the pull request, oldest first (all pages)."""
+        ...
+
+    def review_comment_ids(self, number: int, review_id: int) -> list[int]:
+        """The ids of a review's inline comments (all pages)."""
+        ...
+
+    def delete_review_comment(self, number: int, comment_id: int) -> None:
+        """Deleting an inline comment that is already gone is no error."""
+        ...
+
+    def dismiss_review(self, number: int, review_id: int, message: str) -> None: ...
+
+    def edit_review(self, number: int, review_id: int, body: str) -> None: ...

@@ -1,5 +1,5 @@
 """Publish a run to GitHub through the port: pending check runs or statuses (``outcome``), then
-the report comment and the final ones, never stale.
+the report comment and the final ones, never stale; then the optional review (``reviewer``).
 
 Before publishing, the PR's head is read again. Results for a head that is no longer the PR's
 are not published as current: the comment says they were superseded (unless a newer report is
@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from gradgate.bot.config.model import ReviewMode
 from gradgate.bot.github.outcome import Pending, post_final, post_pending
 from gradgate.bot.github.ports import GitHubPort
+from gradgate.bot.github.reviewer import submit_review
 from gradgate.bot.github.split import COMMENT_LIMIT, split_body
 from gradgate.bot.github.sticky import Kind, Stamp, Step, ours, shown, steps
 from gradgate.bot.plan.plan import Plan
@@ -65,7 +67,10 @@ def publish_report(
     *,
     pending: Pending | None = None,
     limit: int = COMMENT_LIMIT,
+    review: ReviewMode = "off",
 ) -> Published:
+    """``review``: `.gradgate.yml`'s ``report.review``; a review is submitted last, and only
+    for a head that is still the PR's."""
     if report.head_sha is None:
         raise ValueError("a report published to GitHub names the head it was computed for")
     published = Published(current=True, head_now=report.head_sha, steps=())
@@ -77,6 +82,8 @@ def publish_report(
     post_final(port, report, details_url=target.target_url, pending=pending)
     if failed is not None:
         raise failed
+    if published.current:
+        submit_review(port, report, number=target.number, bot_login=target.bot_login, mode=review)
     return published
 
 

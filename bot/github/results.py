@@ -11,9 +11,11 @@ result was for another head) is an error result, and one this version cannot run
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, get_args
 
+from gradgate.bot.config.model import ReviewMode
 from gradgate.bot.plan.plan import Plan
+from gradgate.bot.report.lines import DiffLines, union
 from gradgate.bot.report.load import plan_from_json, report_from_json
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
@@ -33,8 +35,10 @@ def plan_record(
     config_source: str | None,
     plan: Plan | None,
     error: str | None = None,
+    review: ReviewMode = "off",
 ) -> dict[str, Any]:
     return {
+        "review": review,  # `report.review` of the base's config, for the publishing job
         "pr": pr,
         "head_sha": head_sha,
         "base_sha": base_sha,
@@ -51,6 +55,14 @@ def record_pr(record: Mapping[str, Any]) -> int:
     if not isinstance(pr, int) or isinstance(pr, bool) or pr < 1:
         raise ValueError(f"the plan record names no pull request: {pr!r}")
     return pr
+
+
+def record_review(record: Mapping[str, Any]) -> ReviewMode:
+    """The review mode a plan record names ("off" in a record from before reviews)."""
+    review = record.get("review", "off")
+    if review not in get_args(ReviewMode):
+        raise ValueError(f"the plan record names no review mode gradgate knows: {review!r}")
+    return review  # type: ignore[no-any-return]
 
 
 def merge(record: Mapping[str, Any], checks: Sequence[Any], *, head_sha: str) -> Report:
@@ -72,6 +84,7 @@ def merge(record: Mapping[str, Any], checks: Sequence[Any], *, head_sha: str) ->
         return Report(verdict=verdict_for((), error=message), error=message, **base)  # type: ignore[arg-type]
     plan = plan_from_json(record["plan"])
     found: dict[str, CheckResult] = {}
+    lines: list[DiffLines | None] = []
     for data in checks:
         try:
             report = report_from_json(data)
@@ -79,6 +92,7 @@ def merge(record: Mapping[str, Any], checks: Sequence[Any], *, head_sha: str) ->
             continue  # unreadable: the check counts as having no result
         if report.head_sha != head_sha or report.base_sha != base["base_sha"]:
             continue
+        lines.append(report.diff_lines)
         for result in report.results:
             if result.outcome is not Outcome.SKIPPED:
                 found.setdefault(result.check, result)
@@ -88,7 +102,13 @@ def merge(record: Mapping[str, Any], checks: Sequence[Any], *, head_sha: str) ->
             results.append(not_available(planned.name))
         else:
             results.append(found.get(planned.name) or _missing(planned.name))
-    return Report(verdict=verdict_for(results), results=tuple(results), plan=plan, **base)  # type: ignore[arg-type]
+    return Report(
+        verdict=verdict_for(results),
+        results=tuple(results),
+        plan=plan,
+        diff_lines=union(lines),
+        **base,  # type: ignore[arg-type]
+    )
 
 
 def _missing(name: str) -> CheckResult:

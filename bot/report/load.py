@@ -7,13 +7,16 @@ typed values (pydantic) and then rendered by gradgate's own templates, never pas
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from gradgate.bot.plan.plan import ConfigOrigin, Plan, PlannedCheck, Reason, ReasonKind
+from gradgate.bot.report.lines import DiffLines
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import Verdict
 from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
+from gradgate.checks.diff import LineSpan
+from gradgate.checks.sandbox.isolation import Isolation, Scope
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 _MODEL = ConfigDict(extra="ignore", frozen=True)
@@ -57,6 +60,20 @@ class _Finding(BaseModel):
     line: int | None = None
     details: str | None = None
     revision: str | None = None
+    details_lang: str = "diff"
+    head_file: str | None = None
+    head_line: int | None = None
+
+
+class _Isolation(BaseModel):
+    model_config = _MODEL
+    sandbox: Literal["bubblewrap", "process"]
+    reason: str | None = None
+    memory: Scope | None = None
+    processes: Scope | None = None
+    network: bool = True
+    contained: bool = False
+    cgroup: int | None = None
 
 
 class _Check(BaseModel):
@@ -66,7 +83,19 @@ class _Check(BaseModel):
     summary: str | None = None  # None: the check produced no result
     duration_s: float | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
+    extra: dict[str, Any] = Field(default_factory=dict)  # a check's own data for its template
     findings: tuple[_Finding, ...] = ()
+    sandbox: _Isolation | None = None  # how its model code was isolated
+
+
+_Span = tuple[Annotated[int, Field(ge=1)], Annotated[int, Field(ge=1)]]
+
+
+class _DiffLines(BaseModel):
+    model_config = _MODEL
+    head: dict[str, tuple[_Span, ...]] = Field(default_factory=dict)
+    base: dict[str, tuple[_Span, ...]] = Field(default_factory=dict)
+    renamed: dict[str, str] = Field(default_factory=dict)
 
 
 class _Report(BaseModel):
@@ -79,6 +108,7 @@ class _Report(BaseModel):
     config_source: str | None = None
     plan: _Plan | None = None
     checks: tuple[_Check, ...] = ()
+    diff_lines: _DiffLines | None = None
 
 
 def plan_from_json(data: Any) -> Plan:
@@ -97,6 +127,8 @@ def report_from_json(data: Any) -> Report:
             findings=tuple(Finding(**f.model_dump()) for f in c.findings),
             metrics=c.metrics,
             duration_s=c.duration_s or 0.0,
+            isolation=None if c.sandbox is None else Isolation(**c.sandbox.model_dump()),
+            extra=c.extra,
         )
         for c in parsed.checks
         if c.summary is not None
@@ -110,7 +142,15 @@ def report_from_json(data: Any) -> Report:
         config_hash=parsed.config_hash,
         config_source=parsed.config_source,
         error=parsed.error,
+        diff_lines=_diff_lines(parsed.diff_lines) if parsed.diff_lines is not None else None,
     )
+
+
+def _diff_lines(lines: _DiffLines) -> DiffLines:
+    def spans(side: dict[str, tuple[_Span, ...]]) -> dict[str, tuple[LineSpan, ...]]:
+        return {path: tuple(LineSpan(a, max(a, b)) for a, b in got) for path, got in side.items()}
+
+    return DiffLines(head=spans(lines.head), base=spans(lines.base), renamed=lines.renamed)
 
 
 def _parse(model: type[M], data: Any) -> M:

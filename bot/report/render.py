@@ -5,12 +5,14 @@ Every sentence a user reads lives in bot.templates; this module only shapes valu
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from gradgate.bot.plan.plan import Plan, PlannedCheck
+from gradgate.bot.report.lines import DiffLines
 from gradgate.bot.report.verdict import Verdict
 from gradgate.bot.templates import render_template
 from gradgate.checks.base import CheckResult, Finding, Outcome, report_order
@@ -35,6 +37,9 @@ class Report:
     error: str | None = None  # gradgate could not decide, outside any one check
     rerun: Literal["cli", "pr"] = "cli"
     repo_url: str | None = None  # e.g. https://github.com/o/r, for file:line links; None: no links
+    # The diff's changed lines in the files the findings name (where GitHub takes inline review
+    # comments); None: not known (an error before the diff, or JSON from an older gradgate).
+    diff_lines: DiffLines | None = None
 
     def result_for(self, check: str) -> CheckResult | None:
         return next((r for r in self.results if r.check == check), None)
@@ -106,6 +111,12 @@ def status_descriptions(report: Report) -> Mapping[str, tuple[str, str]]:
     return out
 
 
+def _isolation(result: CheckResult | None) -> dict[str, Any] | None:
+    """How the check's model code was isolated; None: it ran none."""
+    isolation = None if result is None else result.isolation
+    return None if isolation is None else dataclasses.asdict(isolation)
+
+
 def as_json(report: Report) -> dict[str, Any]:
     return {
         "verdict": str(report.verdict),
@@ -122,6 +133,8 @@ def as_json(report: Report) -> dict[str, Any]:
                 "summary": row.result.summary if row.result else None,
                 "duration_s": round(row.result.duration_s, 3) if row.result else None,
                 "metrics": dict(row.result.metrics) if row.result else {},
+                "sandbox": _isolation(row.result),
+                "extra": dict(row.result.extra) if row.result else {},
                 "findings": [
                     {
                         "kind": f.kind,
@@ -132,10 +145,13 @@ def as_json(report: Report) -> dict[str, Any]:
                         "details": f.details,
                         "details_lang": f.details_lang,
                         "revision": f.revision,
+                        "head_file": f.head_file,
+                        "head_line": f.head_line,
                     }
                     for f in (row.result.findings if row.result else ())
                 ],
             }
             for row in rows(report)
         ],
+        "diff_lines": report.diff_lines.as_json() if report.diff_lines is not None else None,
     }

@@ -59,10 +59,19 @@ class _Children:
     """Starts the check's children; together they get the check's `timeout_s`, not each."""
 
     def __init__(
-        self, ctx: CheckContext, settings: CheckpointSettings, spec: ModelSpec, device: str
+        self,
+        ctx: CheckContext,
+        settings: CheckpointSettings,
+        spec: ModelSpec,
+        device: str,
+        *,
+        readable: Sequence[Path],
+        writable: Sequence[Path],
     ) -> None:
         self._ctx, self._settings, self._spec, self._device = ctx, settings, spec, device
         self._deadline = time.monotonic() + settings.timeout_s
+        # Under bubblewrap a child sees only its own tree and what is shared with it.
+        self._readable, self._writable = readable, writable
 
     def run(self, root: Path, revision: str, kwargs: dict[str, Any]) -> Any:
         left = self._deadline - time.monotonic()
@@ -83,6 +92,8 @@ class _Children:
             device=self._device,
             seed=BASE_SEED if revision == "base" else HEAD_SEED,
             timeout_s=left,
+            readable=self._readable,
+            writable=self._writable,
         )
 
 
@@ -96,7 +107,6 @@ def run_session(
     scratch: Path,
     device: str,
 ) -> Outcome:
-    children = _Children(ctx, settings, spec, device)
     changed = {path for change in ctx.changes for path in change.paths}
     ready, found, unusable = prepare(
         settings.references, base_root=base_root, head_root=head_root, changed=changed
@@ -106,6 +116,12 @@ def run_session(
     checked = [_Checked(r.name, r.label, r.file, r.read.entries) for _, r in ready]
     requests = [_with_runs(r.request(key=ref.key), rules) for ref, r in ready]
     exchange = scratch / "base-weights.pt"
+    # References live in either tree or, given as absolute paths, anywhere: each child may
+    # read both trees and those files; the base child hands its weights over in `scratch`.
+    outside = [r.read.path for _, r in ready if Path(r.name).is_absolute()]
+    children = _Children(
+        ctx, settings, spec, device, readable=[base_root, head_root, *outside], writable=[scratch]
+    )
     equivalence = settings.equivalence
     if not requests and not settings.checks_base and not equivalence.enabled:
         return Outcome(tuple(findings), unusable)  # nothing left that needs the model

@@ -81,7 +81,14 @@ def prepare(request: dict[str, Any]) -> Any:
     if request["seed"] is not None:
         seed_libraries(request["seed"])  # torch (every device) and numpy, if imported
     # warn_only: an op without a deterministic kernel warns instead of failing the check.
-    torch.use_deterministic_algorithms(True, warn_only=True)
+    # The public call also sets torch._inductor's flag, and importing torch._inductor costs
+    # about a second per child; models run eagerly here (torch.compile is unwrapped), so set
+    # only the eager flag unless inductor is loaded already.
+    eager_only = getattr(torch._C, "_set_deterministic_algorithms", None)
+    if eager_only is None or "torch._inductor" in sys.modules:
+        torch.use_deterministic_algorithms(True, warn_only=True)
+    else:
+        eager_only(True, warn_only=True)
     torch.backends.cudnn.benchmark = False
     torch.backends.cudnn.deterministic = True
     # fp32 means fp32: TF32 matmuls would make base and head differ in the last bits.

@@ -33,8 +33,8 @@ def describe(problem: Mapping[str, Any], *, where: str) -> str:
         return (
             f"{where}: `device: cuda`, but torch {problem.get('torch')} under "
             f"`{problem.get('python')}` cannot use CUDA on this machine (its CUDA: {build}). "
-            "Run this check on a GPU runner (`runs_on`), or set `device: auto` to use CUDA "
-            "only where it works."
+            "Run this check on a GPU runner (`runners:` in .gradgate.yml), or set "
+            "`device: auto` to use CUDA only where it works."
         )
     if code == "bad-return":
         return f"{where} returned {problem.get('got')}; {_SHAPES}."

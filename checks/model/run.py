@@ -8,7 +8,7 @@ settings beside it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,9 +44,16 @@ def run_model_program(
     device: str = "cpu",
     seed: int | None = 0,
     timeout_s: float | None = None,
+    readable: Sequence[Path] = (),
+    writable: Sequence[Path] = (),
 ) -> Any:
     """``program``'s JSON value; SandboxError for user code that failed, ModelError for a
-    factory whose result cannot be used (the program returned ``{"problem": ...}``)."""
+    factory whose result cannot be used (the program returned ``{"problem": ...}``).
+
+    ``readable`` and ``writable``: files and folders outside ``root`` the program reads or
+    writes (the other revision's tree, weights handed from the base run to the head run); the
+    config's folder is readable always. Under bubblewrap the child sees nothing else.
+    """
     target = entry_target(spec, root=root, config_dir=ctx.config_dir)
     extra_path = [] if ctx.config_dir is None else [str(ctx.config_dir)]
     payload = {**(kwargs or {}), "model": {**spec.as_request(), "extra_path": extra_path}}
@@ -61,6 +68,8 @@ def run_model_program(
         timeout_s=timeout_s,
         device=device,
         seed=seed,
+        readable=[*readable, *(() if ctx.config_dir is None else (ctx.config_dir,))],
+        writable=writable,
     )
     if isinstance(value, dict) and isinstance(value.get("problem"), dict):
         problem = value["problem"]

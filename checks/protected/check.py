@@ -29,6 +29,7 @@ from gradgate.checks.protected.findings import (
     summary,
     zone_touched,
 )
+from gradgate.checks.protected.head_side import at_head
 from gradgate.checks.protected.markers import compile_markers, is_python
 from gradgate.checks.protected.match import Fate, Pairing
 from gradgate.checks.protected.python_units import PythonFile
@@ -161,7 +162,7 @@ def _resolve(
         for pairing in scan.pairings:
             said = finding_for(pairing, base_lines=scan.base_lines, head_lines=scan.head_lines)
             if said is not None:
-                findings.append(said)
+                findings.append(at_head(said, pairing))
                 involved.add(pairing.base.path)
                 if pairing.head is not None:
                     involved.add(pairing.head.path)

@@ -34,7 +34,6 @@ import os
 import random
 import resource
 import sys
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -157,15 +156,20 @@ def call_target(request: dict[str, Any], target: Target) -> Any:
     return function(**request["kwargs"])
 
 
-def _cap_memory(request: dict[str, Any]) -> None:
-    limit_bytes, which = request["memory_bytes"], request["memory_rlimit"]
-    if limit_bytes is None or which is None:
-        return
+def _cap(which: str, limit: int) -> None:
     rlimit = getattr(resource, which)
     _soft, hard = resource.getrlimit(rlimit)
-    cap = limit_bytes if hard == resource.RLIM_INFINITY else min(limit_bytes, hard)
+    cap = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
     # Lower the hard limit too, so user code cannot raise the cap again.
     resource.setrlimit(rlimit, (cap, cap))
+
+
+def apply_limits(request: dict[str, Any]) -> None:
+    """The rlimits the parent asked for (``checks.sandbox.limits`` decides which)."""
+    if request["memory_bytes"] is not None and request["memory_rlimit"] is not None:
+        _cap(request["memory_rlimit"], request["memory_bytes"])
+    if request.get("processes_rlimit") is not None:
+        _cap("RLIMIT_NPROC", request["processes_rlimit"])
 
 
 def _ours(filename: str) -> bool:
@@ -178,6 +182,8 @@ def _ours(filename: str) -> bool:
 
 
 def error(exc: BaseException, *, missing: str | None = None) -> dict[str, Any]:
+    import traceback  # only on failure: it costs every child a few ms of start-up
+
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not _ours(f.filename)]
     frames = frames[-_TRACEBACK_FRAMES:]
     text = "".join(traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc))
@@ -242,7 +248,7 @@ def main(request_path: str, result_fd: int) -> None:
     with open(request_path, encoding="utf-8") as file:
         request = json.load(file)
     faulthandler.enable()  # a segfault leaves a Python traceback in the output tail
-    _cap_memory(request)
+    apply_limits(request)
     data = _encode(_run(request))
     view = memoryview(data)
     while view:

@@ -1,13 +1,14 @@
 """The one call a check makes to run user code: its context and settings -> the sandbox's options.
 
 Model checks call :func:`run_user_code` rather than ``run_in_sandbox``, so that what the run
-and the config say about the sandbox (the interpreter, limits, allowed variables, network)
-reaches every check the same way.
+and the config say about the sandbox (the interpreter, the sandbox mode, limits, allowed
+variables, network) reaches every check the same way, and so that how each run was isolated
+is recorded on the context, for the report.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +29,14 @@ def run_user_code(
     timeout_s: float | None = None,
     device: str = "cpu",
     seed: int | None = 0,
+    readable: Collection[Path] = (),
+    writable: Collection[Path] = (),
 ) -> Any:
-    """Run ``program`` on ``target`` in the exported tree ``root`` of ``revision`` ("base" or
-    "head"); ``timeout_s`` defaults to the check's whole ``timeout_s``.
+    """Run ``program`` on ``target`` in the tree ``root`` of ``revision`` ("base" or "head");
+    ``timeout_s`` defaults to the check's whole ``timeout_s``. ``root`` may be a checkout:
+    under bubblewrap the child gets a copy without its `.git`, at the same path. Files outside
+    the tree that the program reads or writes (a config's folder, weights the base run saves
+    for the head run) must be in folders named in ``readable`` or ``writable``.
 
     Raises CheckError when the run may not execute PR code (``ctx.user_code`` is False)."""
     if not ctx.user_code:
@@ -53,4 +59,9 @@ def run_user_code(
         seed=seed,
         device=device,
         python=ctx.python,
+        network=settings.network,
+        sandbox=ctx.sandbox,
+        on_isolation=ctx.isolations.append,
+        readable=readable,
+        writable=writable,
     )

@@ -1,9 +1,9 @@
-"""Judging a sandbox run: the parsed target, the limits, and how the child ended, made a value.
+"""Judging a sandbox run: the parsed target, and how the child ended, made a value.
 
 Pure: nothing here starts a process. ``outcome`` turns a ``Finished`` (what the supervisor in
-``checks.sandbox.run`` saw) into the function's JSON value or a ``SandboxError`` whose ``kind`` and
-message say what went wrong; the kinds are listed in ``checks.sandbox.run``. The child's message
-format is described in ``checks/_sandbox_child.py``.
+``checks.sandbox.supervise`` saw) into the function's JSON value or a ``SandboxError`` whose
+``kind`` and message say what went wrong; the kinds are listed in ``checks.sandbox.run``. The
+child's message format is described in ``checks.sandbox.child``.
 """
 
 from __future__ import annotations
@@ -15,28 +15,13 @@ from typing import Any
 
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.sandbox.child import PROTOCOL
+from gradgate.checks.sandbox.isolation import Isolation
+from gradgate.checks.sandbox.limits import SandboxLimits
 
 MIN_PYTHON = (3, 9)  # the oldest interpreter the child-side modules run on
 
 _HINT = "check `entrypoint` in .gradgate.yml"
 _SIGNAL_MEMORY_WORDS = ("bad_alloc", "MemoryError", "out of memory", "allocate memory")
-
-
-@dataclass(frozen=True, slots=True)
-class SandboxLimits:
-    timeout_s: float = 600.0
-    # Address-space cap (RLIMIT_AS) in MB, CPU devices only; None: no cap. CUDA reserves far
-    # more virtual address space than it uses, so an RLIMIT_AS cap breaks it: on cuda the cap
-    # is not applied, GPU memory is bounded by torch.cuda.OutOfMemoryError and host memory by
-    # the runner (an OOM kill is reported as kind "memory"). RLIMIT_DATA would be the candidate
-    # for a host cap on GPU runners, once verified there.
-    memory_mb: int | None = 4096
-    result_mb: int = 64  # the largest JSON result accepted
-
-    def __post_init__(self) -> None:
-        memory_ok = self.memory_mb is None or self.memory_mb > 0
-        if not (self.timeout_s > 0 and self.result_mb > 0 and memory_ok):  # NaN fails too
-            raise ValueError(f"sandbox limits must be positive: {self}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +74,7 @@ class Finished:
     tail: str  # the last few KB of stdout and stderr, interleaved
     timed_out: bool = False
     overflowed: bool = False  # the result passed limits.result_mb
+    oom_kills: int = 0  # processes of the run's cgroup the kernel killed for memory
 
 
 def outcome(
@@ -99,8 +85,14 @@ def outcome(
     limits: SandboxLimits,
     capped: bool,
     python: str,
+    isolation: Isolation | None = None,
 ) -> Any:
-    """The function's value, or the SandboxError that says what went wrong. Pure."""
+    """The function's value, or the SandboxError that says what went wrong. Pure.
+
+    ``isolation`` (None: process-level, nothing contained) words what held: whether every
+    process was stopped, and whether the limits held for the whole run.
+    """
+    isolation = isolation or Isolation("process")
     where = target_label(target.text, revision)
     cap = f" (limit {limits.memory_mb} MB)" if capped else ""
     output = f"\n\nLast output:\n{run.tail}" if run.tail else ""
@@ -109,10 +101,23 @@ def outcome(
         return SandboxError(message, kind=kind, revision=revision)
 
     if run.timed_out:
+        stopped = (
+            "with every process it started"
+            if isolation.contained
+            else "with its process group; processes that left the group may still be running "
+            "(bubblewrap would have stopped them)"
+        )
         raise fail(
             "timeout",
             f"{where} did not finish within {limits.timeout_s:g} s; it was stopped, "
-            f"with every process it started.{output}",
+            f"{stopped}.{output}",
+        )
+    if run.oom_kills:
+        raise fail(
+            "memory",
+            f"{where}: the kernel killed a process of the run for going over the memory limit "
+            f"of {limits.memory_mb} MB, which holds for the child and every process it "
+            f"started together.{output}",
         )
     if run.overflowed:
         raise fail("output", f"{where} returned more than {limits.result_mb} MB of JSON.")
@@ -133,10 +138,17 @@ def outcome(
         if isinstance(message, dict) and message.get("phase") == "start":
             raise _start_failure(message, where=where, python=python, revision=revision)
         if isinstance(message, dict) and isinstance(message.get("error"), dict):
-            raise _failure(message, target, where=where, cap=cap, revision=revision)
+            limit = limits.processes if isolation.processes else None
+            raise _failure(
+                message, target, where=where, cap=cap, processes=limit, revision=revision
+            )
         if run.returncode == 0:
             raise fail("output", f"{where} sent a malformed result.")
         # Otherwise a partial result from a child that died while writing: judge the death.
+    elif (
+        isolation.sandbox == "bubblewrap" and run.returncode == 1 and run.tail.startswith("bwrap:")
+    ):
+        raise fail("sandbox", f"{where}: bubblewrap could not set up the sandbox: {run.tail}")
     if run.returncode < 0:
         name = _signal_name(-run.returncode)
         if -run.returncode == signal.SIGKILL or any(w in run.tail for w in _SIGNAL_MEMORY_WORDS):
@@ -168,7 +180,13 @@ def _start_failure(
 
 
 def _failure(
-    message: dict[str, Any], target: Target, *, where: str, cap: str, revision: str | None
+    message: dict[str, Any],
+    target: Target,
+    *,
+    where: str,
+    cap: str,
+    processes: int | None,
+    revision: str | None,
 ) -> SandboxError:
     error = message["error"]
     phase, missing = message.get("phase"), error.get("missing")
@@ -186,6 +204,12 @@ def _failure(
         text, kind = f"{where}: `{target.attr}` in `{source}` is not callable — {_HINT}", "import"
     elif error.get("memory"):
         text, kind = f"{where} ran out of memory{cap}: {raised}{trace}", "memory"
+    elif processes is not None and _out_of_processes(error):
+        text = (
+            f"{where} could not start another process or thread: the run may have at most "
+            f"{processes} at once, the child and everything it starts together. {raised}{trace}"
+        )
+        kind = "processes"
     elif phase == "import":
         text, kind = f"{where}: importing `{source}` raised {raised}{trace}", "import"
     elif phase == "output":
@@ -195,6 +219,15 @@ def _failure(
     else:
         text, kind = f"{where} raised {raised}{trace}", "exception"
     return SandboxError(text, kind=kind, revision=revision)
+
+
+def _out_of_processes(error: dict[str, Any]) -> bool:
+    """fork() or clone() refused at the process limit: EAGAIN from os.fork or Popen (both raise
+    BlockingIOError), or threading's "can't start new thread"."""
+    text = str(error.get("message"))
+    return (error.get("type") == "BlockingIOError" and "[Errno 11]" in text) or (
+        "can't start new thread" in text
+    )
 
 
 def _signal_name(number: int) -> str:

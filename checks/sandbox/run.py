@@ -1,60 +1,68 @@
-"""Run gradgate's child-side code on user code in a fresh child process; get one JSON value back.
+"""Run gradgate's child-side code on user code in a fresh, sandboxed child; get one JSON value back.
 
-The model checks call ``run_in_sandbox`` once per revision and compare the JSON values. Every
-way user code can fail ends as a ``SandboxError`` whose ``kind`` says how:
+The model checks call ``run_in_sandbox`` (through ``run_user_code``) once per revision and
+compare the JSON values. Every way user code can fail ends as a ``SandboxError`` whose ``kind``
+says how:
 
     import     the target is malformed, missing, or raised while being imported
     exception  the function raised
-    memory     MemoryError / allocator failure, or the child was killed as out of memory
-    timeout    the wall-clock limit passed; the child and everything it started were killed
+    memory     MemoryError / allocator failure, or the kernel killed a process of the run for
+               memory
+    processes  the run could not start another process or thread: it was at its limit
+    timeout    the wall-clock limit passed; the child was stopped, with what it started
     crash      killed by a signal, exited before returning, or could not be started
     output     the return value is not JSON, or is too large
     protocol   the interpreter is too old for the child, or speaks another protocol version
+    sandbox    bubblewrap is required but not usable here, or could not set the sandbox up
 
-How it works: the child runs under the user's interpreter (``python``; default the one gradgate
-runs under), which need not have gradgate installed: every child-side module of
-``gradgate.checks`` (``child.py``, or a module of a ``child/`` package) is copied into the run
-directory as the package ``_gradgate_child``, and the child starts from ``BOOTSTRAP``. It runs as
-``python -s -B -u -c BOOTSTRAP`` (no user site-packages, no bytecode written into the
-revision's tree, unbuffered output), in its own session, with ``root`` as cwd and first on
-``sys.path``, and with an environment built from an allow-list. The interpreter's own
-site-packages stay importable (torch); gradgate and the parent's cwd do not. The result travels
-over a dedicated pipe; stdout and stderr belong to user code and only their last few KB are
-kept, for error messages.
-
-This module supervises the process. What the run means lives in pure modules: the target,
-the limits and the verdict on how the child ended in ``checks.sandbox.outcome``, the
-child's environment in ``checks.sandbox.env``. Their public names are re-exported here.
+How a run goes: a private run folder (``rundir``) gets an empty HOME and /tmp, and under
+bubblewrap a copy of the revision's tree without `.git`. The child runs under the user's
+interpreter (``python``), which need not have gradgate installed, as ``python -s -B -u -c
+BOOTSTRAP`` (no user site-packages, no bytecode written), in its own session, with the tree
+(``root``, or under bubblewrap its copy shown at the same path) as cwd and first on
+``sys.path``, and an environment built from an allow-list (``env``). Under bubblewrap
+(``bwrap``; ``probe`` finds it; ``view`` decides what the child sees) it sees only its copy, the
+system and the interpreter, read-only, and the folders the check shares, in its own namespaces,
+without network unless the check allows it; without bubblewrap (``sandbox="auto"`` on a machine
+without it) it runs process-level only, and the run's ``Isolation`` says so. Memory and process
+limits hold for the whole run through a cgroup where one can be made (``cgroup``), else through
+rlimits (``limits``). ``supervise`` watches it; ``outcome`` judges how it ended (pure).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
-import selectors
-import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
 from gradgate.checks.errors import SandboxError
+from gradgate.checks.sandbox import bwrap, cgroup, probe, rundir
 from gradgate.checks.sandbox.child import PACKAGE, PROTOCOL
-from gradgate.checks.sandbox.env import NEVER_PASSED, PASSED_THROUGH, child_env, memory_rlimit
+from gradgate.checks.sandbox.env import NEVER_PASSED, PASSED_THROUGH, child_env
+from gradgate.checks.sandbox.isolation import Isolation, SandboxMode
+from gradgate.checks.sandbox.limits import (
+    SandboxLimits,
+    enforcement,
+    kernel_version,
+    memory_rlimit,
+)
 from gradgate.checks.sandbox.outcome import (
     MIN_PYTHON,
     Finished,
-    SandboxLimits,
     Target,
     outcome,
     parse_target,
     target_label,
 )
+from gradgate.checks.sandbox.rundir import child_modules
+from gradgate.checks.sandbox.supervise import supervise
+from gradgate.checks.sandbox.view import View, bubblewrapped
 
 __all__ = [
     "BOOTSTRAP",
@@ -62,7 +70,9 @@ __all__ = [
     "NEVER_PASSED",
     "PASSED_THROUGH",
     "Finished",
+    "Isolation",
     "SandboxLimits",
+    "SandboxMode",
     "Target",
     "child_env",
     "child_modules",
@@ -88,34 +98,7 @@ sys.path[0] = lib
 from {PACKAGE}.sandbox.child import main
 main(request, fd)
 """
-_CHECKS = Path(__file__).resolve().parent.parent  # the folder of gradgate.checks
-_TAIL_BYTES = 4096
-_TICK_S = 0.05  # how often the supervisor checks whether the child has exited
-_DRAIN_S = 1.0  # how long to keep reading output after the child exited
 _DEFAULT_LIMITS = SandboxLimits()  # frozen, so sharing the default is safe
-
-
-def child_modules() -> list[Path]:
-    """Every child-side module of gradgate.checks (a ``child.py``, or any module in a ``child/``
-    package), relative to the folder of gradgate.checks."""
-    return sorted(
-        relative
-        for relative in (path.relative_to(_CHECKS) for path in _CHECKS.rglob("*.py"))
-        if relative.name == "child.py" or "child" in relative.parent.parts
-    )
-
-
-def _copy_child_package(lib: Path) -> None:
-    """``lib/_gradgate_child/``: the child-side modules, with empty package files around them."""
-    package = lib / PACKAGE
-    for relative in child_modules():
-        target = package / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(_CHECKS / relative, target)
-        for folder in [target.parent, *target.parent.parents]:
-            if folder == lib:
-                break
-            (folder / "__init__.py").touch()
 
 
 def run_in_sandbox(
@@ -130,8 +113,14 @@ def run_in_sandbox(
     seed: int | None = 0,
     device: str = "cpu",
     python: str | None = None,
+    network: bool = False,
+    sandbox: SandboxMode = "auto",
+    on_isolation: Callable[[Isolation], None] | None = None,
+    readable: Collection[Path] = (),
+    writable: Collection[Path] = (),
 ) -> Any:
-    """Run ``program`` on the user's ``target`` in a fresh child with ``root`` as cwd.
+    """Run ``program`` on the user's ``target`` in a fresh child, in the tree ``root`` (under
+    bubblewrap a copy of it without `.git`, at the same path).
 
     ``program`` is a child-side function (``"sandbox.child:call_target"``, module path below
     gradgate.checks) called with the request and the target; the default calls
@@ -139,140 +128,120 @@ def run_in_sandbox(
     None for programs that build the model another way (a ``_target_`` spec). ``python`` is the
     interpreter to run (default: the one gradgate runs under). ``seed`` seeds ``random`` before
     the target is imported, and numpy and torch after. ``device`` reaches the child as
-    GRADGATE_DEVICE. JSON turns tuples into lists; NaN and infinity are allowed. Raises
-    SandboxError for anything user code does wrong, CheckError for a refused ``env_allow``,
+    GRADGATE_DEVICE. ``network``: let user code reach the network (under bubblewrap; without
+    it nothing blocks the network). ``sandbox``: see ``SandboxMode``. ``on_isolation`` is
+    called with how the run was isolated, before its outcome is judged. ``readable`` and
+    ``writable``: folders outside the tree that user code may read, or also write (a base run
+    saving weights for the head run), shown at their own paths under bubblewrap; none may hold
+    the source repository or gradgate's HOME. JSON turns tuples into lists; NaN and infinity
+    are allowed. Raises SandboxError for anything user code does wrong (and when
+    ``sandbox="require"`` finds no usable bubblewrap), CheckError for a refused ``env_allow``,
     TypeError for kwargs that are not JSON.
     """
     parsed = parse_target(target, revision=revision)
-    root = root.resolve()
-    rlimit = memory_rlimit(device)
-    request = {
-        "protocol": PROTOCOL,
-        "program": program,
-        "root": str(root),
-        "module": parsed.module,
-        "path": None if parsed.path is None else str(root / parsed.path),
-        "attr": parsed.attr,
-        "kwargs": dict(kwargs or {}),
-        "seed": seed,
-        "device": device,
-        "memory_bytes": None if limits.memory_mb is None else limits.memory_mb << 20,
-        "memory_rlimit": rlimit,
-    }
+    where = target_label(parsed.text, revision)
+    found = _bubblewrap(sandbox, where=where, revision=revision)
     interpreter = python or sys.executable
-    with tempfile.TemporaryDirectory(prefix="gradgate-sandbox-", ignore_cleanup_errors=True) as d:
-        run_dir = Path(d)
-        home, tmp, lib = run_dir / "home", run_dir / "tmp", run_dir / "lib"
-        for folder in (home, tmp, lib):
-            folder.mkdir()
-        _copy_child_package(lib)
-        (run_dir / "request.json").write_text(json.dumps(request), encoding="utf-8")
-        env = child_env(os.environ, home=home, tmp=tmp, device=device, env_allow=env_allow)
-        argv = [interpreter, "-s", "-B", "-u", "-c", BOOTSTRAP, str(lib)]
-        argv.append(str(run_dir / "request.json"))
-        where = target_label(parsed.text, revision)
-        finished = _supervise(argv, cwd=root, env=env, limits=limits, where=where)
-    capped = limits.memory_mb is not None and rlimit is not None
-    return outcome(
-        finished, parsed, revision=revision, limits=limits, capped=capped, python=interpreter
-    )
-
-
-def _supervise(
-    argv: list[str], *, cwd: Path, env: dict[str, str], limits: SandboxLimits, where: str
-) -> Finished:
-    result_r, result_w = os.pipe()
-    out_r, out_w = os.pipe()
-    try:
-        proc = subprocess.Popen(
-            [*argv, str(result_w)],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out_w,
-            stderr=out_w,
-            pass_fds=(result_w,),
-            start_new_session=True,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        os.close(result_r)
-        os.close(out_r)
+    root = root.resolve()
+    if not root.is_dir():
         raise SandboxError(
-            f"could not start a sandbox process for {where} with `{argv[0]}`: {exc}", kind="crash"
-        ) from exc
-    finally:
-        os.close(result_w)
-        os.close(out_w)
-    buffers = {result_r: bytearray(), out_r: bytearray()}
-    cap = limits.result_mb << 20
-    timed_out = overflowed = False
-    deadline = time.monotonic() + limits.timeout_s
-    with selectors.DefaultSelector() as selector:
-        for fd in buffers:
-            selector.register(fd, selectors.EVENT_READ)
+            f"could not start a sandbox process for {where}: the tree `{root}` does not exist",
+            kind="crash",
+            revision=revision,
+        )
+    memory = limits.memory_mb << 20 if limits.memory_mb and memory_rlimit(device) else None
+    with contextlib.ExitStack() as stack:
+        temp = tempfile.TemporaryDirectory(prefix="gradgate-sandbox-", ignore_cleanup_errors=True)
+        run, lib = rundir.RunDir(Path(stack.enter_context(temp))), rundir.child_package()
+        view = View.of(run, lib, root=root, bubblewrap=found.path is not None)
+        env = child_env(os.environ, home=view.home, tmp=view.tmp, device=device,
+                        env_allow=env_allow)  # fmt: skip
+        group = None
+        if limits.cgroup:
+            group = cgroup.run_group(memory_bytes=memory, processes=limits.processes)
+        if group is not None:
+            stack.callback(group.remove)
+        held = enforcement(
+            limits,
+            device=device,
+            cgroup=group is not None,
+            user_namespace=found.path is not None,
+            root=os.geteuid() == 0,
+            kernel=kernel_version(os.uname().release),
+        )
+        path = None if parsed.path is None else str((root / parsed.path).resolve())
+        request = {
+            "protocol": PROTOCOL,
+            "program": program,
+            "root": str(view.tree),
+            "module": parsed.module,
+            "path": path,
+            "attr": parsed.attr,
+            "kwargs": dict(kwargs or {}),
+            "seed": seed,
+            "device": device,
+            "memory_bytes": held.memory_bytes,
+            "memory_rlimit": held.memory_rlimit,
+            "processes_rlimit": held.processes_rlimit,
+        }
         try:
-            # Never reap the child before killing its group: its pid is the group id, and a
-            # zombie keeps that id from being reused.
-            while not _exited(proc.pid):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    timed_out = True
-                    break
-                _pump(selector, buffers, out_r, timeout=min(remaining, _TICK_S))
-                if len(buffers[result_r]) > cap:
-                    overflowed = True
-                    break
-            # Always: processes the function started (DataLoader workers, a forgotten Popen)
-            # die with it. One that called setsid() itself escapes; a cgroup would catch it.
-            _kill_group(proc.pid)
-            drain_until = time.monotonic() + _DRAIN_S
-            while selector.get_map() and time.monotonic() < drain_until and not overflowed:
-                _pump(selector, buffers, out_r, timeout=_TICK_S)
-        finally:
-            _kill_group(proc.pid)
-            proc.wait()
-            os.close(result_r)
-            os.close(out_r)
-    return Finished(
-        returncode=proc.returncode,
-        result=bytes(buffers[result_r]),
-        tail=_decode_tail(buffers[out_r]),
-        timed_out=timed_out,
-        overflowed=overflowed,
+            rundir.prepare(run, root=root, request=json.dumps(request), copy=bool(found.path))
+        except OSError as exc:
+            raise SandboxError(
+                f"could not prepare the sandbox for {where}: {exc}", kind="crash", revision=revision
+            ) from exc
+        argv = [interpreter, "-s", "-B", "-u", "-c", BOOTSTRAP, str(view.lib), str(view.request)]
+        if found.path:
+            argv = bubblewrapped(found, argv, run=run, lib=lib, root=root, env=env, device=device,
+                                 network=network, target_file=path, readable=readable,
+                                 writable=writable)  # fmt: skip
+        if group is not None:
+            argv = ["/bin/sh", "-c", cgroup.JOIN, "sh", *group.procs, "--", *argv]
+        finished = supervise(
+            argv,
+            cwd=root,
+            env=env,
+            limits=limits,
+            where=where,
+            kill_all=group.kill if group else lambda: None,
+        )
+        if group is not None:
+            finished = dataclasses.replace(finished, oom_kills=group.oom_kills())
+    if found.path:
+        finished = dataclasses.replace(finished, returncode=bwrap.signal_of(finished.returncode))
+    isolation = Isolation(
+        sandbox="bubblewrap" if found.path else "process",
+        reason=found.reason,
+        memory=held.memory,
+        processes=held.processes,
+        network=network or not found.path,
+        contained=found.path is not None or group is not None,
+        cgroup=None if group is None else group.version,
+    )
+    if on_isolation is not None:
+        on_isolation(isolation)
+    capped = held.memory is not None
+    return outcome(
+        finished,
+        parsed,
+        revision=revision,
+        limits=limits,
+        capped=capped,
+        python=interpreter,
+        isolation=isolation,
     )
 
 
-def _exited(pid: int) -> bool:
-    try:
-        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-    except ChildProcessError:  # reaped by someone else
-        return True
-
-
-def _kill_group(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone
-        os.killpg(pgid, signal.SIGKILL)
-
-
-def _pump(
-    selector: selectors.BaseSelector, buffers: dict[int, bytearray], out_fd: int, *, timeout: float
-) -> None:
-    if not selector.get_map():
-        time.sleep(timeout)
-        return
-    for key, _ in selector.select(timeout):
-        chunk = os.read(key.fd, 1 << 16)
-        if not chunk:
-            selector.unregister(key.fd)
-            continue
-        buffer = buffers[key.fd]
-        buffer += chunk
-        if key.fd == out_fd and len(buffer) > 2 * _TAIL_BYTES:
-            del buffer[:-_TAIL_BYTES]
-
-
-def _decode_tail(raw: bytes | bytearray) -> str:
-    text = raw[-_TAIL_BYTES:].decode("utf-8", errors="replace")
-    if len(raw) > _TAIL_BYTES:
-        text = "…" + text.partition("\n")[2]  # drop the partial first line
-    return text.strip()
+def _bubblewrap(mode: SandboxMode, *, where: str, revision: str | None) -> probe.Bubblewrap:
+    if mode == "process":
+        return probe.Bubblewrap(None, reason="process-level isolation was asked for")
+    found = probe.bubblewrap()
+    if found.path is None and mode == "require":
+        raise SandboxError(
+            f"{where} was not run: `sandbox: require` needs bubblewrap, and {found.reason}. "
+            "Install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`), or set "
+            "`sandbox: auto` to run user code with process-level isolation only.",
+            kind="sandbox",
+            revision=revision,
+        )
+    return found

@@ -10,6 +10,7 @@ import pytest
 from gradgate.bot.pipeline import Request, run_request
 from gradgate.bot.report.verdict import Verdict
 from gradgate.checks.base import CheckContext, CheckResult, CheckSettings, Outcome
+from gradgate.checks.pending import _Pending
 
 from tests.gitrepo import GitRepo
 
@@ -46,19 +47,26 @@ def test_a_check_that_raises_becomes_an_error_result_and_an_error_verdict(
     assert report.verdict is Verdict.ERROR
 
 
+class NotBuilt(_Pending):
+    name = "checkpoint"
+    title = "Checkpoint compatibility"
+    runs_user_code = True
+
+
 def test_a_required_check_that_is_not_built_is_unavailable_and_not_a_pass(
-    repo: GitRepo, pr: Path
+    repo: GitRepo, pr: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setitem(checks.REGISTRY, "checkpoint", NotBuilt())
     repo.checkout("main")
     repo.write(
-        ".gradgate.yml", "zones:\n  - name: m\n    paths: [models/**]\n    checks: [gradient]\n"
+        ".gradgate.yml", "zones:\n  - name: m\n    paths: [models/**]\n    checks: [checkpoint]\n"
     )
     repo.commit("policy")
     repo.checkout("pr")
     repo.git("rebase", "-q", "main")
     report = run_request(Request(repo_path=pr, base="main", head="pr"))
     outcomes = {r.check: r.outcome for r in report.results}
-    assert outcomes == {"protected": Outcome.PASS, "gradient": Outcome.UNAVAILABLE}
+    assert outcomes == {"protected": Outcome.PASS, "checkpoint": Outcome.UNAVAILABLE}
     assert report.verdict is Verdict.ERROR
 
 

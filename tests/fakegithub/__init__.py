@@ -2,6 +2,8 @@
 
 server.py     the HTTP server, routing, and the world API tests use (``FakeGitHub``)
 endpoints.py  what each REST call does and answers
+reviews.py    the same for pull request reviews and their inline comments
+diffs.py      the lines of a diff GitHub takes review comments on
 state.py      the in-memory world
 render.py     the JSON GitHub sends for it, from real payloads
 payloads.py   real webhook payloads adapted to a test

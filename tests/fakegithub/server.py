@@ -21,13 +21,16 @@ from urllib.parse import parse_qs, urlsplit
 
 from tests.fakegithub import openapi
 from tests.fakegithub.apps import TOKEN_ROUTE, Apps, private_key
-from tests.fakegithub.endpoints import DOCS, ROUTES, Answer, Endpoints, error
+from tests.fakegithub.endpoints import DOCS, ROUTES, Answer, error
 from tests.fakegithub.faults import Faults
 from tests.fakegithub.render import Render
+from tests.fakegithub.reviews import REVIEW_ROUTES, ReviewEndpoints
 from tests.fakegithub.state import (
     Comment,
     Pull,
     Repo,
+    ReviewCommentRecord,
+    ReviewRecord,
     Run,
     User,
 )
@@ -47,7 +50,7 @@ class Logged:
 Hook = Callable[[str, str], None]  # (method, path) before the request is handled
 
 
-class FakeGitHub(Endpoints):
+class FakeGitHub(ReviewEndpoints):
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._server = _Server(("127.0.0.1", 0), _handler(self))
@@ -162,6 +165,20 @@ class FakeGitHub(Endpoints):
                 if c.number == number and (by is None or c.author == by)
             ]
 
+    def reviews(self, repo: str, number: int) -> list[ReviewRecord]:
+        with self._lock:
+            return sorted(
+                (r for r in self.repo(repo).reviews.values() if r.number == number),
+                key=lambda r: r.id,
+            )
+
+    def review_comments(self, repo: str, review_id: int) -> list[ReviewCommentRecord]:
+        with self._lock:
+            return sorted(
+                (c for c in self.repo(repo).review_comments.values() if c.review_id == review_id),
+                key=lambda c: c.id,
+            )
+
     def requests(self, method: str | None = None, pattern: str = "") -> list[Logged]:
         with self._lock:
             return [
@@ -257,7 +274,7 @@ class FakeGitHub(Endpoints):
     def _route(
         self, method: str, path: str, query: dict[str, str], raw: bytes, login: str
     ) -> tuple[int, Any, dict[str, str]]:
-        for route_method, regex, handler in ROUTES:
+        for route_method, regex, handler in (*ROUTES, *REVIEW_ROUTES):
             match = regex.match(path)
             if route_method == method and match:
                 repo = self.repos.get(f"{match['owner']}/{match['repo']}")

@@ -1,5 +1,6 @@
 """The fake GitHub's in-memory world: users, repositories, pull requests, comments, statuses,
-reactions, collaborators and workflow runs, as plain mutable records tests can also change."""
+reactions, collaborators, workflow runs, check runs and reviews with their inline comments, as
+plain mutable records tests can also change."""
 
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ class Pull:
     base_ref: str = "main"
     head_repo: str | None = None  # owner/name; None: the same repository
     state: str = "open"
+    # The lines GitHub takes review comments on: path -> side (LEFT, RIGHT) -> line numbers
+    # (``diffs.commentable``). None: the test did not say, and any line is taken.
+    diff: dict[str, dict[str, set[int]]] | None = None
 
 
 @dataclass
@@ -89,6 +93,31 @@ class CheckRunRecord:
 
 
 @dataclass
+class ReviewRecord:
+    id: int
+    number: int
+    author: str
+    state: str  # COMMENTED, CHANGES_REQUESTED, APPROVED, DISMISSED
+    body: str
+    commit_id: str
+    submitted: int
+
+
+@dataclass
+class ReviewCommentRecord:
+    id: int
+    review_id: int
+    number: int
+    path: str
+    line: int
+    side: str  # LEFT or RIGHT
+    body: str
+    author: str
+    commit_id: str
+    created: int
+
+
+@dataclass
 class Repo:
     full_name: str
     id: int
@@ -99,6 +128,8 @@ class Repo:
     collaborators: dict[str, str] = field(default_factory=dict)  # login -> admin|write|read
     runs: dict[int, Run] = field(default_factory=dict)
     check_runs: dict[int, CheckRunRecord] = field(default_factory=dict)
+    reviews: dict[int, ReviewRecord] = field(default_factory=dict)
+    review_comments: dict[int, ReviewCommentRecord] = field(default_factory=dict)
 
     def latest_check_runs(self, sha: str) -> dict[str, CheckRunRecord]:
         """What GitHub shows for a commit: the newest check run of each name."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from gradgate.bot.config.model import ReviewMode
 from gradgate.bot.doors.action.settings import Settings, connect, say
 from gradgate.bot.github.outcome import Pending, post_final
 from gradgate.bot.github.publish import Target, publish_report
@@ -23,6 +24,7 @@ def publish(
     head_sha: str,
     target: Target,
     pending: Pending | None = None,
+    review: ReviewMode = "off",
 ) -> None:
     report = dataclasses.replace(
         report,
@@ -32,7 +34,7 @@ def publish(
     )
     summary(s, report)
     try:
-        published = publish_report(connect(s), report, target, pending=pending)
+        published = publish_report(connect(s), report, target, pending=pending, review=review)
     except GitHubError as exc:
         if exc.status != 403:
             raise

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
-from gradgate.bot.config.model import config_hash
+from gradgate.bot.config.model import ReviewMode, config_hash
 from gradgate.bot.doors.action.publishing import error_statuses, publish
 from gradgate.bot.doors.action.settings import STAGES, Settings, connect, say
 from gradgate.bot.doors.isolated import run_checks
@@ -16,7 +17,14 @@ from gradgate.bot.github.events import PullRequestEvent, Skip, WorkflowRunEvent,
 from gradgate.bot.github.matrix import github_matrix
 from gradgate.bot.github.publish import Target, publish_pending
 from gradgate.bot.github.recheck import handle_recheck
-from gradgate.bot.github.results import CHECK_FILE, PLAN_FILE, merge, plan_record, record_pr
+from gradgate.bot.github.results import (
+    CHECK_FILE,
+    PLAN_FILE,
+    merge,
+    plan_record,
+    record_pr,
+    record_review,
+)
 from gradgate.bot.pipeline import Request, error_report, plan_request
 from gradgate.bot.report.render import Report, as_json
 from gradgate.bot.templates import render_template
@@ -64,6 +72,9 @@ def _request(
         only=only,
         pr_number=event.number,
         python=s.python,
+        # PR code on a runner that holds tokens: only under bubblewrap, unless the config says
+        # `sandbox: auto` (bubblewrap is Linux-only, so elsewhere the report says so instead).
+        sandbox_default="require" if sys.platform.startswith("linux") else "auto",
     )
 
 
@@ -72,11 +83,13 @@ def _gate(s: Settings, event: PullRequestEvent) -> int:
     target = s.target(event.number, s.env.get("GITHUB_RUN_ID"))
     request = _request(s, event)
     pending = None
+    review: ReviewMode = "off"
     try:
         planned = plan_request(request, for_checks=False)
     except GradgateError as exc:
         report = error_report(request, exc)
     else:
+        review = planned.policy.config.report.review
         pending = publish_pending(
             connect(s),
             planned.plan,
@@ -90,7 +103,10 @@ def _gate(s: Settings, event: PullRequestEvent) -> int:
         report, _ = run_checks(request, environ=s.env)
         if report.plan is None:  # the child died: its planned checks are errors, not pending
             report = dataclasses.replace(report, plan=planned.plan)
-    publish(s, report, number=event.number, head_sha=event.head_sha, target=target, pending=pending)
+    publish(
+        s, report, number=event.number, head_sha=event.head_sha, target=target, pending=pending,
+        review=review,
+    )  # fmt: skip
     return report.verdict.exit_code
 
 
@@ -109,7 +125,7 @@ def _plan(s: Settings, event: PullRequestEvent) -> int:
         record = plan_record(
             pr=event.number, head_sha=planned.head_sha, base_sha=planned.base_sha,
             config_hash=config_hash(text) if text else None, config_source=planned.policy.source,
-            plan=planned.plan,
+            plan=planned.plan, review=planned.policy.config.report.review,
         )  # fmt: skip
         outputs = github_matrix(planned.plan, planned.policy.config)
     _write_json(s.results / PLAN_FILE, record)
@@ -135,8 +151,8 @@ def _check(s: Settings, event: PullRequestEvent) -> int:
 def _publish_pull(s: Settings, event: PullRequestEvent) -> int:
     """Stage `publish` in the pull request's own run (a same-repository fan-out)."""
     target = s.target(event.number, s.env.get("GITHUB_RUN_ID"))
-    report = _merged(s, event.head_sha, target)
-    publish(s, report, number=event.number, head_sha=event.head_sha, target=target)
+    report, review = _merged(s, event.head_sha, target)
+    publish(s, report, number=event.number, head_sha=event.head_sha, target=target, review=review)
     return 0
 
 
@@ -153,18 +169,19 @@ def _publish_run(s: Settings, event: WorkflowRunEvent) -> int:
         values = dict(number=number, repo=event.head_repo, branch=event.head_branch)
         raise UsageError(render_template("action_wrong_pr.txt.j2", **values).strip())
     target = s.target(number, str(event.run_id))
-    publish(
-        s, _merged(s, event.head_sha, target), number=number, head_sha=event.head_sha, target=target
-    )
+    report, review = _merged(s, event.head_sha, target)
+    publish(s, report, number=number, head_sha=event.head_sha, target=target, review=review)
     return 0
 
 
-def _merged(s: Settings, head_sha: str, target: Target) -> Report:
-    """The report the results directory makes for ``head_sha``; if it is unreadable, an error
-    status is set before the error is raised, so the required status does not hang."""
+def _merged(s: Settings, head_sha: str, target: Target) -> tuple[Report, ReviewMode]:
+    """The report the results directory makes for ``head_sha``, and the review mode its plan
+    record names; if they are unreadable, an error status is set before the error is raised, so
+    the required status does not hang."""
     try:
         checks = [_read_json(p) for p in sorted(s.results.glob(CHECK_FILE.format(name="*")))]
-        return merge(_read_json(s.results / PLAN_FILE), checks, head_sha=head_sha)
+        record = _read_json(s.results / PLAN_FILE)
+        return merge(record, checks, head_sha=head_sha), record_review(record)
     except (UsageError, ValueError) as exc:
         error_statuses(s, head_sha, str(exc), target)
         raise UsageError(str(exc)) from exc

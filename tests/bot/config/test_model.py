@@ -77,7 +77,7 @@ MALFORMED = [
         None,
         1,
         "the top level must be a mapping with the keys version, zones, always, checks, python, "
-        "model, runners, gradient-sensitive; got a list",
+        "model, runners, gradient-sensitive, sandbox, report; got a list",
     ),
     ("top-level-text", "\n\njust some text\n", None, 3, "the top level must be a mapping"),
     (
@@ -86,7 +86,8 @@ MALFORMED = [
         "zone",
         2,
         "unknown key `zone`; did you mean `zones`? "
-        "(allowed: version, zones, always, checks, python, model, runners, gradient-sensitive)",
+        "(allowed: version, zones, always, checks, python, model, runners, gradient-sensitive, "
+        "sandbox, report)",
     ),
     (
         "duplicate-top-level-key",
@@ -335,11 +336,12 @@ MALFORMED = [
         "unknown key `marker`; did you mean `markers`? (allowed: timeout_s, markers)",
     ),
     (
-        "setting-of-a-pending-check",
+        "misspelt-gradient-setting",
         "checks:\n  gradient:\n    devices: [cuda]\n",
         "checks.gradient.devices",
         3,
-        "unknown key `devices` (allowed: timeout_s)",
+        "unknown key `devices`; did you mean `device`? (allowed: timeout_s, memory_mb, network, "
+        "env_allow, model, device, seed, steps, allow)",
     ),
     (
         "unknown-check-block",
@@ -361,6 +363,13 @@ MALFORMED = [
         "checks.protected",
         2,
         "got an empty value; leave the key out to use the defaults, or write `{}`",
+    ),
+    (
+        "review-mode-unknown",
+        "version: 1\nreport:\n  review: approve\n",
+        "report.review",
+        3,
+        "'off', 'comment' or 'request-changes'",
     ),
 ]
 
@@ -507,6 +516,7 @@ def test_defaults_are_no_zones_protected_always_and_each_checks_defaults() -> No
     assert protected.model_dump() == {"timeout_s": 600.0, "markers": ("NO_REFAC", "DON'T TOUCH")}
     for name in REGISTRY:
         assert config.settings_for(name).timeout_s == 600.0
+    assert config.report.review == "off"
 
 
 VALID = """\

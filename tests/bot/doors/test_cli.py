@@ -297,14 +297,14 @@ def test_docstring_only_change_skips_the_gradient_check_as_non_semantic(
     assert gradient["reasons"][0]["zone"] == "model-core"
 
 
-def test_code_change_in_the_same_zone_requires_the_gradient_check(
+def test_code_change_in_the_same_zone_runs_the_gradient_check_which_needs_the_model(
     model_repo: GitRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     model_repo.write("models/net.py", MODEL.replace("x * 2", "x * 3"))
     model_repo.commit("code")
     code, out, _ = gate(model_repo, capsys=capsys)
-    assert code == 2  # gradient is required but not available yet: never a pass
-    assert "not yet available" in out
+    assert code == 2  # the config has no `model:` block: an error, never a pass
+    assert "`gradient` needs your model, and .gradgate.yml has no `model:` block" in out
 
 
 def test_progress_names_only_the_steps_that_are_slow() -> None:

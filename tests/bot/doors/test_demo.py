@@ -1,17 +1,22 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 
-def run_demo(*args: str) -> subprocess.CompletedProcess[str]:
+def run_demo(*args: str, python: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "GRADGATE_PYTHON"}
+    if python is not None:
+        env["GRADGATE_PYTHON"] = python
     return subprocess.run(
         [sys.executable, "-m", "gradgate.bot", "demo", *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
+        env=env,
     )
 
 
@@ -25,8 +30,26 @@ def test_demo_exits_0_and_its_report_fails_the_planted_pr() -> None:
     assert "`configs/train.yaml:1` (config) now sets it to `64`" in done.stdout
     assert "| `batch_size` | 64 | images per step |" in done.stdout
     assert "README.md:11:" in done.stdout
-    assert "not yet available" in done.stdout  # no fake passes for checks not built yet
+    # The stray `.detach()`, caught by the gradient check run on the example's model.
+    assert (
+        "[blocking] gradient: tinycls/model.py:13: `proj.*` (2 parameters) learned at base and "
+        "are detached at head" in done.stdout
+    )
+    assert "proj                 4.68 → no gradient" in done.stdout
     assert "The gate did its job" in done.stderr
+
+
+def test_demo_without_torch_says_what_to_install_and_exits_2(tmp_path: Path) -> None:
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
+    python = str(tmp_path / "venv" / "bin" / "python")
+
+    done = run_demo(python=python)
+
+    assert done.returncode == 2
+    assert f"but `{python}` has no torch" in done.stderr
+    assert f"{python} -m pip install 'torch==2.13.0'" in done.stderr
+    assert done.stdout == ""
 
 
 def test_demo_json_shows_every_planted_zone(tmp_path: Path) -> None:

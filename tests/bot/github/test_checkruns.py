@@ -40,6 +40,18 @@ def test_findings_on_head_lines_become_annotations_at_their_level() -> None:
     assert all(r.external_id == f"gradgate:{HEAD}:{BASE}:abc123def456" for r in runs.values())
 
 
+def test_a_base_finding_is_annotated_on_its_statement_s_head_line() -> None:
+    moved = dataclasses.replace(
+        finding(2), revision="base", head_file="models/renamed.py", head_line=9
+    )
+
+    (run,) = [r for r in final_check_runs(report(moved), details_url=URL) if r.annotations]
+
+    assert [(a.path, a.start_line, a.end_line) for a in run.annotations] == [
+        ("models/renamed.py", 9, 9)
+    ]
+
+
 def test_an_error_is_never_a_successful_check_run() -> None:
     runs = {r.name: r for r in final_check_runs(report(outcome=Outcome.ERROR), details_url=None)}
 

@@ -60,3 +60,29 @@ def test_malformed_json_names_the_first_problem(
 
     with pytest.raises(ValueError, match=rf"^{where}: "):
         report_from_json(failing_json)
+
+
+def test_the_json_says_which_lines_changed_and_where_a_base_finding_is_at_head(
+    failing_json: dict[str, object],
+) -> None:
+    report = report_from_json(failing_json)
+
+    assert report.diff_lines is not None
+    assert report.diff_lines.changed("train.py", 1, "RIGHT")
+    assert report.diff_lines.changed("train.py", 1, "LEFT")
+    (finding,) = report.results[0].findings
+    assert (finding.revision, finding.head_file, finding.head_line) == ("base", "train.py", 1)
+
+
+def test_a_suggestion_stays_a_suggestion_through_json() -> None:
+    from tests.bot.report.test_suggestion import report as suggested
+
+    (finding,) = report_from_json(as_json(suggested())).results[0].findings
+
+    assert finding.details_lang == "suggestion"
+
+
+def test_json_from_before_diff_lines_still_loads(failing_json: dict[str, object]) -> None:
+    del failing_json["diff_lines"]
+
+    assert report_from_json(failing_json).diff_lines is None

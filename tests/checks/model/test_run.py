@@ -7,6 +7,7 @@ Each test writes a tiny model repo (and sometimes a config folder outside it) an
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 import torch
 from gradgate.checks.base import CheckContext
 from gradgate.checks.errors import ModelError, SandboxError
-from gradgate.checks.model.run import entry_target, run_model_program
+from gradgate.checks.model.run import cuda_works, entry_target, run_model_program
 from gradgate.checks.model.settings import ModelCheckSettings
 from gradgate.checks.model.spec import ModelSpec
 
@@ -147,3 +148,15 @@ def test_a_factory_that_raises_is_a_sandbox_error_naming_the_revision(tmp_path: 
 
     assert caught.value.kind == "exception" and caught.value.revision == "head"
     assert "`net:build` at head raised KeyError: 'n_embd'" in str(caught.value)
+
+
+def test_asking_whether_cuda_works_runs_torch_in_the_users_interpreter(tmp_path: Path) -> None:
+    ctx = CheckContext(
+        base_sha="a" * 40, head_sha="b" * 40, changes=(), source=None,  # type: ignore[arg-type]
+        settings=SETTINGS, python=sys.executable,
+    )  # fmt: skip
+
+    assert cuda_works(ctx, SETTINGS, root=tmp_path) is torch.cuda.is_available()
+    # An interpreter that cannot even be asked is "no": the real run then names the problem.
+    nowhere = replace(ctx, python=str(tmp_path / "no" / "python"))
+    assert cuda_works(nowhere, SETTINGS, root=tmp_path) is False

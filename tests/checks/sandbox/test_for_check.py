@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from gradgate.checks.base import CheckContext, UserCodeSettings
+from gradgate.checks.errors import SandboxError
 from gradgate.checks.sandbox.for_check import run_user_code
 
 ROOT = Path(__file__).parent / "targets"
@@ -27,3 +28,46 @@ def test_the_checks_interpreter_memory_cap_and_allowed_variables_reach_the_child
     assert value["rlimit_as"] == 512 << 20
     assert value["env"]["WANDB_MODE"] == "offline"
     assert value["executable"] == sys.executable
+
+
+def context(sandbox: str = "auto") -> CheckContext:
+    return CheckContext(
+        base_sha="a" * 40, head_sha="b" * 40, changes=(), source=None,  # type: ignore[arg-type]
+        settings=UserCodeSettings(), sandbox=sandbox,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("network", [False, True])
+def test_each_run_is_recorded_on_the_context_with_the_checks_network_setting(
+    network: bool, bubblewrap: str
+) -> None:
+    ctx = context()
+    settings = UserCodeSettings(network=network, timeout_s=30.0)
+    for revision in ("base", "head"):
+        run_user_code(ctx, settings, target="userpkg.behaviours:returns_kwargs", root=ROOT,
+                      revision=revision)  # fmt: skip
+    assert [(i.sandbox, i.network) for i in ctx.isolations] == [("bubblewrap", network)] * 2
+
+
+def test_the_contexts_sandbox_mode_reaches_the_sandbox(no_bwrap: None) -> None:
+    with pytest.raises(SandboxError) as caught:
+        run_user_code(
+            context("require"),
+            UserCodeSettings(),
+            target="userpkg.behaviours:returns_kwargs",
+            root=ROOT,
+            revision="head",
+        )
+    assert caught.value.kind == "sandbox"
+
+
+def test_folders_the_check_shares_reach_the_sandbox(tmp_path: Path, bubblewrap: str) -> None:
+    settings = UserCodeSettings(timeout_s=30.0)
+    path = str(tmp_path / "weights.txt")
+    written = run_user_code(context(), settings, target="userpkg.behaviours:writes_file",
+                            root=ROOT, revision="base", kwargs={"path": path, "text": "w"},
+                            writable=[tmp_path])  # fmt: skip
+    read = run_user_code(context(), settings, target="userpkg.behaviours:reads_file",
+                         root=ROOT, revision="head", kwargs={"path": path},
+                         readable=[tmp_path])  # fmt: skip
+    assert (written, read) == ("written", "w")

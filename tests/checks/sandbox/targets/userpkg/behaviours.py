@@ -5,7 +5,6 @@ import importlib.util
 import os
 import resource
 import signal
-import subprocess
 import sys
 import time
 
@@ -26,6 +25,7 @@ class Factory:
 def report_environment() -> dict[str, object]:
     return {
         "cwd": os.getcwd(),
+        "tree": sorted(os.listdir(".")),
         "sys_path": sys.path,
         "env": dict(os.environ),
         "rlimit_as": resource.getrlimit(resource.RLIMIT_AS)[0],
@@ -72,23 +72,6 @@ def sleeps_forever_ignoring_sigterm() -> None:
         time.sleep(1)
 
 
-def _start_sleeper(pid_file: str) -> None:
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    with open(pid_file, "w") as file:
-        file.write(str(sleeper.pid))
-
-
-def spawns_sleeping_grandchild(pid_file: str) -> None:
-    _start_sleeper(pid_file)
-    while True:
-        time.sleep(1)
-
-
-def returns_leaving_grandchild(pid_file: str) -> str:
-    _start_sleeper(pid_file)
-    return "returned"
-
-
 def segfaults_by_signal() -> None:
     print("about to crash")
     os.kill(os.getpid(), signal.SIGSEGV)
@@ -115,3 +98,20 @@ def exits(code: int) -> None:
 
 def hard_exits(code: int) -> None:
     os._exit(code)
+
+
+def writes_file(path: str, text: str) -> str:
+    try:
+        with open(path, "w") as file:
+            file.write(text)
+    except OSError as exc:
+        return f"not written: {type(exc).__name__}"
+    return "written"
+
+
+def reads_file(path: str) -> str:
+    try:
+        with open(path) as file:
+            return file.read()
+    except OSError as exc:
+        return f"not read: {type(exc).__name__}"

@@ -1,0 +1,181 @@
+"""The `gradient` check: does every parameter that learned at base still learn at head?
+
+Each revision runs in a fresh sandboxed child (``child.probe``) in a temporary checkout, with
+the same seed, device and batch; the parent classifies every parameter (``classify``),
+compares base with head (``compare``), words the findings grouped by module prefix
+(``findings``) and adds the model summary and the gradient-norm chart (``summary``). A crash,
+hang or OOM at either revision is an error naming the revision, never a pass.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+from gradgate.checks.base import (
+    CheckContext,
+    CheckResult,
+    CheckSettings,
+    Finding,
+    Outcome,
+    Severity,
+    outcome_for,
+    report_order,
+)
+from gradgate.checks.errors import ModelError, SandboxError
+from gradgate.checks.gradient.compare import Comparison, compare
+from gradgate.checks.gradient.facts import RevisionFacts, parse_facts
+from gradgate.checks.gradient.findings import findings_for
+from gradgate.checks.gradient.settings import GradientSettings
+from gradgate.checks.gradient.summary import chart, model_summary
+from gradgate.checks.gradient.words import count, error_message, failure_detail
+from gradgate.checks.model.device import choose_device, gpu_visible
+from gradgate.checks.model.run import cuda_works, run_model_program
+from gradgate.checks.model.settings import effective_model
+
+PROGRAM = "gradient.child.probe:probe"
+
+
+class GradientCheck:
+    name: ClassVar[str] = "gradient"
+    title: ClassVar[str] = "Gradient flow"
+    settings_model: ClassVar[type[CheckSettings]] = GradientSettings
+    runs_user_code: ClassVar[bool] = True
+    available: ClassVar[bool] = True
+
+    def run(self, ctx: CheckContext) -> CheckResult:
+        started = time.perf_counter()
+        settings = _settings(ctx.settings)
+        try:
+            base, head = measure(ctx, settings)
+        except (SandboxError, ModelError) as failed:
+            return self._error(str(failed), failed.revision or "", started)
+        return self.judge(base, head, settings, started=started)
+
+    def judge(
+        self,
+        base: RevisionFacts,
+        head: RevisionFacts,
+        settings: GradientSettings,
+        *,
+        started: float | None = None,
+    ) -> CheckResult:
+        """The result for two measured revisions: compare, word, summarise (pure)."""
+        comparison = compare(base, head, allow=settings.allow)
+        findings = tuple(sorted(findings_for(comparison), key=report_order))
+        return CheckResult(
+            check=self.name,
+            outcome=outcome_for(findings),
+            summary=_summary(comparison, findings),
+            findings=findings,
+            metrics={
+                "trainable_base": sum(p.numel for p in base.params if p.trainable),
+                "trainable_head": sum(p.numel for p in head.params if p.trainable),
+            },
+            duration_s=0.0 if started is None else time.perf_counter() - started,
+            extra=extra(comparison),
+        )
+
+    def _error(self, message: str, revision: str, started: float) -> CheckResult:
+        first, _, rest = message.partition("\n")
+        finding = Finding(
+            kind="gradient-error",
+            severity=Severity.BLOCKING,
+            message=first,
+            details=rest.strip() or None,
+            revision=revision,
+        )
+        return CheckResult(
+            check=self.name,
+            outcome=Outcome.ERROR,
+            summary=first,
+            findings=(finding,),
+            duration_s=time.perf_counter() - started,
+        )
+
+
+def measure(ctx: CheckContext, settings: GradientSettings) -> tuple[RevisionFacts, RevisionFacts]:
+    """Run the probe on base, then head, each in a fresh sandboxed child in its own checkout,
+    within the check's one `timeout_s`. A revision that crashed, hung, ran out of memory or
+    gave an unusable model raises SandboxError or ModelError, naming the revision."""
+    spec = effective_model(ctx, check=GradientCheck.name)
+    deadline = time.monotonic() + settings.timeout_s
+    device: str | None = None
+    facts: list[RevisionFacts] = []
+    for revision, sha in (("base", ctx.base_sha), ("head", ctx.head_sha)):
+        with ctx.source.checkout(sha) as root:
+            if device is None:
+                device = _device(ctx, settings, root)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                limit = f"`timeout_s` ({settings.timeout_s:g} s)"
+                message = f"the check's {limit} ran out before {revision} could run"
+                raise SandboxError(message, kind="timeout", revision=revision)
+            value = run_model_program(
+                ctx,
+                settings,
+                spec=spec,
+                root=root,
+                revision=revision,
+                program=PROGRAM,
+                kwargs={"gradient": {"steps": settings.steps}},
+                device=device,
+                seed=settings.seed,
+                timeout_s=max(round(remaining, 1), 0.1),  # one decimal reads well
+            )
+        found = parse_facts(value, revision=revision)
+        failure = found.failure
+        if failure is not None and failure.kind == "backward":
+            raise SandboxError(
+                f"{revision} crashed in the backward pass at step {failure.step}: "
+                f"{error_message(failure.message)}{failure_detail(failure)}",
+                kind="exception",
+                revision=revision,
+            )
+        facts.append(found)
+    return facts[0], facts[1]
+
+
+def _settings(raw: CheckSettings) -> GradientSettings:
+    if isinstance(raw, GradientSettings):
+        return raw
+    return GradientSettings.model_validate(raw.model_dump())
+
+
+def _device(ctx: CheckContext, settings: GradientSettings, root: Path) -> str:
+    return choose_device(
+        settings.device,
+        gpu_visible=gpu_visible(),
+        cuda_works=lambda: cuda_works(ctx, settings, root=root),
+    )
+
+
+def _summary(c: Comparison, findings: tuple[Finding, ...]) -> str:
+    blocking = sum(1 for f in findings if f.severity is Severity.BLOCKING)
+    warnings = sum(1 for f in findings if f.severity is Severity.WARNING)
+    scope = f"{count(len(c.head.params), 'parameter tensor')} on {c.head.device}"
+    if blocking:
+        said = count(blocking, "blocking finding")
+        said += f", {count(warnings, 'warning')}" if warnings else ""
+        return f"{said} ({scope})"
+    warned = f"; {count(warnings, 'warning')}" if warnings else ""
+    return f"every parameter that learned at base still learns ({scope}){warned}"
+
+
+def extra(c: Comparison) -> dict[str, Any]:
+    return {
+        "summary": model_summary(c),
+        "chart": chart(c),
+        "parameters": [
+            {
+                "name": row.name,
+                "base": None if row.base is None else str(row.base),
+                "head": None if row.head is None else str(row.head),
+                "change": None if row.change is None else str(row.change),
+                "ratio": row.ratio,
+                "allowed": row.allowed,
+            }
+            for row in c.rows
+        ],
+    }

@@ -1,0 +1,98 @@
+"""The gradient check's sentences: states, likely causes, counts (pure; no decisions here)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gradgate.checks.gradient.classify import TINY_RATIO, State
+from gradgate.checks.gradient.facts import Failure
+
+ALLOW_HINT = "if this is intended, add an `allow` rule for it under `checks.gradient`"
+
+CAUSES = {
+    State.DETACHED: (
+        "it ran with grad enabled but is unreachable from the loss: a `.detach()`, `.data` "
+        "or non-differentiable op (`argmax`, `round`, `.item()`, numpy) sits between it and "
+        "the output"
+    ),
+    State.NO_GRAD: (
+        "it ran only with grad disabled: a `torch.no_grad()` or `inference_mode()` around it, "
+        "or a reentrant activation checkpoint (`use_reentrant=True`) whose inputs do not "
+        "require grad"
+    ),
+    State.NEVER_EXECUTED: (
+        "no module that owns it ran in forward: built in `__init__` but not called (DDP "
+        "without `find_unused_parameters=True` fails on such parameters at its second step)"
+    ),
+    State.ZERO: (
+        "the loss reaches it, but its gradient is exactly zero at every step: a "
+        "multiplication by zero, a mask, or a gate that never opens"
+    ),
+    State.NON_FINITE: "its gradient holds NaN or infinity",
+    State.FROZEN: (
+        "it has `requires_grad=False`: a freeze (`requires_grad_(False)`, "
+        "`requires_grad = False`, a frozen-module list) now applies to it"
+    ),
+    State.TINY: f"its gradient norm is below {TINY_RATIO:g} of the model's largest at every step",
+}
+
+STATE_WORDS = {
+    State.OK: "learns",
+    State.TINY: "tiny",
+    State.ZERO: "zero",
+    State.DETACHED: "detached",
+    State.NO_GRAD: "under no_grad",
+    State.NEVER_EXECUTED: "never executed",
+    State.NON_FINITE: "non-finite",
+    State.FROZEN: "frozen",
+}
+
+
+def count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def subject(patterns: Sequence[str], members: Sequence[str]) -> str:
+    """ "`proj.*` (2 parameters)", "`proj.weight`", "`up.*`, `down.*` (4 parameters)",
+    "every parameter (12)"."""
+    if patterns == ["*"]:
+        return f"every parameter ({len(members)})"
+    shown = ", ".join(f"`{p}`" for p in patterns)
+    if len(members) == 1 and patterns == [members[0]]:
+        return shown
+    return f"{shown} ({count(len(members), 'parameter')})"
+
+
+def listing(patterns: Sequence[str], limit: int = 8) -> str:
+    shown = ", ".join(f"`{p}`" for p in patterns[:limit])
+    return shown + (f" and {len(patterns) - limit} more" if len(patterns) > limit else "")
+
+
+def failure_detail(failure: Failure | None) -> str:
+    """ ": `div` in the forward at `model.py:12` (`e / e.norm()`)", or "" when nothing was named.
+
+    A backward function (`SigmoidBackward0`) is named with the forward op that created it."""
+    if failure is None or failure.op is None:
+        return ""
+    where = ""
+    if failure.file is not None:
+        where = f" at `{failure.file}:{failure.line}`"
+        where += f" (`{failure.code}`)" if failure.code else ""
+    if failure.phase == "forward":
+        return f": `{failure.op}` in the forward{where}"
+    return f": `{failure.op}`, the backward of the op{where}" if where else f": `{failure.op}`"
+
+
+def error_message(message: str | None) -> str:
+    """torch's error without its hint to turn on anomaly detection: gradgate did that."""
+    return (message or "").split(" Hint:")[0].rstrip().rstrip(".")
+
+
+def ratio_words(ratios: Sequence[float]) -> str:
+    """ "28.3× smaller", "between 12× and 40× larger"."""
+    smaller = ratios[0] < 1
+    factors = sorted(1 / r if smaller else r for r in ratios)
+    side = "smaller" if smaller else "larger"
+    if factors[-1] / factors[0] < 1.05:
+        return f"{factors[0]:.3g}× {side}"
+    return f"between {factors[0]:.3g}× and {factors[-1]:.3g}× {side}"
