@@ -11,7 +11,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from gradgate.bot.config.bounds import adopting, decode_config, read_config_file, refuse_entry
 from gradgate.bot.config.model import CONFIG_FILENAME, Config, config_hash, load_config
+from gradgate.bot.deadline import TimedOut, within
 from gradgate.bot.git.repository import GitRepository
 from gradgate.bot.plan.comment_only import MAX_FILES
 from gradgate.bot.plan.plan import (
@@ -30,7 +32,7 @@ from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckContext, CheckResult, CheckSettings, Outcome, not_available
 from gradgate.checks.diff import FileChange
-from gradgate.checks.errors import ConfigError, GradgateError
+from gradgate.checks.errors import GradgateError, UsageError
 from gradgate.checks.sandbox.isolation import weakest
 
 Progress = Callable[[str], None]
@@ -77,22 +79,22 @@ class Planned:
 
 
 def read_policy(repo: GitRepository, request: Request, base_sha: str, head_sha: str) -> Policy:
-    """Step 1: the config comes from the base revision, never from the PR head (unless adopting)."""
+    """Step 1: the config comes from the base revision, never from the PR head (unless adopting).
+
+    Bounded before it is parsed (bot.config.bounds): size, file kind, encoding."""
     if request.config_file is not None:
-        try:
-            text = request.config_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read it: {exc}", source=str(request.config_file)) from exc
+        text = read_config_file(request.config_file)
         return _policy(text, ConfigOrigin.FILE, str(request.config_file))
     for origin, sha in ((ConfigOrigin.BASE, base_sha), (ConfigOrigin.HEAD, head_sha)):
-        raw = repo.read(sha, CONFIG_FILENAME)
-        if raw is not None:
+        entry = repo.entry(sha, CONFIG_FILENAME)
+        if entry is not None:
             source = f"{CONFIG_FILENAME} at {origin} {sha[:7]}"
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ConfigError("the file is not UTF-8 text", source=source) from exc
-            return _policy(text, origin, source)
+            refuse_entry(*entry, source)
+            raw = repo.read(sha, CONFIG_FILENAME) or b""
+            policy = _policy(decode_config(raw, source), origin, source)
+            if origin is ConfigOrigin.HEAD:  # adopting: the PR's config, the built-in floor kept
+                return Policy(adopting(policy.config), origin, policy.text, source)
+            return policy
     return Policy(Config(), ConfigOrigin.DEFAULT, "", "built-in defaults")
 
 
@@ -108,6 +110,11 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
     """
     repo = GitRepository(request.repo_path)
     base_sha, head_sha = repo.diff_range(request.base, request.head)
+    if base_sha == head_sha and repo.resolve(request.base) != head_sha:
+        raise UsageError(
+            f"the head `{request.head}` is already part of the base `{request.base}` (an "
+            "ancestor of it), so there is no change to check; did you swap --base and --head?"
+        )
     changes: tuple[FileChange, ...] = ()
     matcher: ZoneMatcher | None = None
     if for_checks:
@@ -133,7 +140,20 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
         gradient_edits=edits.gradient,
         unscanned=edits.unscanned,
     )
+    _only_planned(plan, request.only)
     return Planned(repo, base_sha, head_sha, policy, changes, plan)
+
+
+def _only_planned(plan: Plan, only: Sequence[str] | None) -> None:
+    """`--only CHECK` for a check this change does not require would pass without checking."""
+    unplanned = [c.name for c in plan.checks if c.name in (only or ()) and not c.run]
+    if unplanned and plan.changed_files:
+        names = ", ".join(f"`{name}`" for name in unplanned)
+        raise UsageError(
+            f"--only {names}: this change does not require it (no changed file is in a zone "
+            "that requires it), so nothing would be checked; run `gradgate plan` to see which "
+            "checks this change needs, or drop --only"
+        )
 
 
 def python_edits(
@@ -152,13 +172,23 @@ def python_edits(
 
 
 def run_check(name: str, ctx: CheckContext) -> CheckResult:
-    """Step 5 for one check, in isolation: whatever it raises becomes an error result."""
+    """Step 5 for one check, in isolation: whatever it raises becomes an error result, and so
+    does running past its `timeout_s` (in-process checks included)."""
     check = REGISTRY[name]
     if not check.available:
         return not_available(name)
     started = time.monotonic()
+    limit = ctx.settings.timeout_s
     try:
-        result = check.run(ctx)
+        result = within(limit, lambda: check.run(ctx), name=f"gradgate-check-{name}")
+    except TimedOut:
+        result = CheckResult(
+            check=name,
+            outcome=Outcome.ERROR,
+            summary=f"`{name}` did not finish within its limit of {limit:g} s "
+            f"(checks.{name}.timeout_s); nothing was passed",
+            duration_s=limit,
+        )
     except Exception as exc:
         message = str(exc) or type(exc).__name__
         result = CheckResult(
@@ -206,22 +236,25 @@ def run_request(
             results.append(CheckResult(check=check.name, outcome=Outcome.WAITING, summary=waiting))
             continue
         progress(f"running {check.name}")
-        ctx = CheckContext(
-            base_sha=planned.base_sha,
-            head_sha=planned.head_sha,
-            changes=planned.changes,
-            source=planned.repo,
-            settings=settings,
-            zones=zones_for_check(planned.plan, check.name),
-            python=python,
-            model=planned.policy.config.model,
-            config_dir=config_dir,
-            sandbox=sandbox,
-            user_code=request.user_code,
-        )
-        results.append(run_check(check.name, ctx))
+        # Its own repository object: one that timed out may still be reading from its own.
+        with GitRepository(planned.repo.root) as source:
+            ctx = CheckContext(
+                base_sha=planned.base_sha,
+                head_sha=planned.head_sha,
+                changes=planned.changes,
+                source=source,
+                settings=settings,
+                zones=zones_for_check(planned.plan, check.name),
+                python=python,
+                model=planned.policy.config.model,
+                config_dir=config_dir,
+                sandbox=sandbox,
+                user_code=request.user_code,
+            )
+            results.append(run_check(check.name, ctx))
+    planned_names = [check.name for check in planned.plan.to_run]
     return Report(  # 6 verdict, 7 report (rendered by the door)
-        verdict=verdict_for(results),
+        verdict=verdict_for(results, planned=planned_names),
         results=tuple(results),
         plan=planned.plan,
         base_sha=planned.base_sha,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 
@@ -44,6 +44,11 @@ class FileChange:
     binary: bool = False
     submodule: bool = False
     symlink: bool = False
+    # git's modes on each side ("100644" a file, "120000" a symlink, "160000" a submodule,
+    # "000000" absent); "" when not known. Detail for checks that must not trust `binary` or
+    # `symlink` alone; not part of what makes two changes equal.
+    old_mode: str = field(default="", compare=False)
+    new_mode: str = field(default="", compare=False)
 
     @property
     def paths(self) -> tuple[str, ...]:

@@ -79,6 +79,7 @@ class _MarkedLoader(yaml.SafeLoader):
         self.zone_names: dict[int, str] = {}
         self.problems: list[Problem] = []
         self._checked: set[int] = set()
+        self._budget = _MAX_VALUES
 
     def load_marked(self) -> Any:
         root = self.get_single_node()
@@ -91,13 +92,13 @@ class _MarkedLoader(yaml.SafeLoader):
 
     def _walk(self, root: yaml.Node) -> None:
         self.lines[()] = _line(root)
+        # Aliases and merge keys may add at most _MAX_VALUES values to what the text itself
+        # holds: a long config is not a "billion laughs", and an expanding one stops early.
+        self._budget = _distinct_nodes(root) + _MAX_VALUES
         stack: list[tuple[Path, yaml.Node]] = [((), root)]
-        visited = 0
         while stack:
             path, node = stack.pop()
-            visited += 1
-            if visited > _MAX_VALUES:
-                raise _Invalid([Problem(None, None, _TOO_MANY_VALUES)])
+            self._spend(1)
             if len(path) > _MAX_DEPTH:
                 raise _Invalid([Problem(None, _line(node), _TOO_DEEP)])
             children: list[tuple[Path, yaml.Node, yaml.Node]]
@@ -116,12 +117,18 @@ class _MarkedLoader(yaml.SafeLoader):
                 self.lines[child_path] = _line(marker)  # so an anchor is met before its aliases
                 stack.append((child_path, child))
 
+    def _spend(self, values: int) -> None:
+        self._budget -= values
+        if self._budget < 0:
+            raise _Invalid([Problem(None, None, _TOO_MANY_VALUES)])
+
     def _entries(
         self, node: yaml.MappingNode, path: Path
     ) -> dict[str, tuple[yaml.Node, yaml.Node]]:
         """The mapping's keys as constructed: its own, then `<<` merges for keys it lacks."""
         report = id(node) not in self._checked  # an aliased mapping is walked once per use
         self._checked.add(id(node))
+        self._spend(len(node.value))  # `<<: [*x, *x, ...]` nests merges: each one counts
         own: dict[str, tuple[yaml.Node, yaml.Node]] = {}
         merged: list[yaml.Node] = []
         for key, value in node.value:
@@ -148,9 +155,27 @@ class _MarkedLoader(yaml.SafeLoader):
 
 
 _TOO_MANY_VALUES = (
-    f"the YAML expands to more than {_MAX_VALUES:,} values through anchors and aliases "
-    "(a `billion laughs` document?)"
+    f"the YAML expands to more than {_MAX_VALUES:,} values through anchors, aliases and merge "
+    "keys beyond what it writes out (a `billion laughs` document?)"
 )
+
+
+def _distinct_nodes(root: yaml.Node) -> int:
+    """How many nodes the text itself holds: each anchored node once, however often aliased."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(part for pair in node.value for part in pair)
+    return len(seen)
+
+
 _TOO_DEEP = f"the YAML nests more than {_MAX_DEPTH} levels deep (or an alias contains itself)"
 
 

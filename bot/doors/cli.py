@@ -17,6 +17,7 @@ from typing import TextIO
 
 from gradgate.bot import __version__
 from gradgate.bot.report.verdict import Verdict
+from gradgate.bot.templates.escape import plain
 from gradgate.checks.errors import GradgateError, UsageError
 
 EXIT_ERROR = Verdict.ERROR.exit_code
@@ -153,7 +154,7 @@ def _request(args: argparse.Namespace) -> object:
         unknown = [c for c in only if c not in REGISTRY]
         if unknown:
             raise UsageError(f"unknown check {unknown[0]!r} (known: {', '.join(REGISTRY)})")
-    base = args.base or _default_base(args.repo)
+    base = args.base or _default_base(args.repo, args.head)
     return Request(
         repo_path=args.repo,
         base=base,
@@ -165,16 +166,26 @@ def _request(args: argparse.Namespace) -> object:
     )
 
 
-def _default_base(repo_path: Path) -> str:
-    """The branch a change is usually compared with; the first of these that exists."""
+def _default_base(repo_path: Path, head: str) -> str:
+    """The branch a change is usually compared with; the first of these that exists.
+
+    One that is the head itself (`gradgate check` run on main) would compare the head with
+    itself and pass having checked nothing: that is a usage error, with advice.
+    """
     from gradgate.bot.git.repository import GitRepository
 
     repo = GitRepository(repo_path)
     for candidate in ("main", "master", "origin/HEAD"):
         try:
-            repo.resolve(candidate)
+            sha = repo.resolve(candidate)
         except GradgateError:
             continue
+        if sha == repo.resolve(head):
+            raise UsageError(
+                f"the default base `{candidate}` is the head `{head}` itself, so there is "
+                "nothing to compare; name the base with --base (e.g. --base origin/main), "
+                "or run gradgate on the branch that holds your change"
+            )
         return candidate
     raise UsageError("no `main`, `master` or `origin/HEAD` here; name the base with --base")
 
@@ -300,18 +311,23 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # A file name that is not UTF-8 reaches the report as surrogates; print them escaped
+        # rather than crash on the way out (the report escapes them first; this is the net).
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
     except GradgateError as exc:
-        print(f"gradgate: error: {exc}", file=sys.stderr)
+        print(f"gradgate: error: {plain(exc, lines=True)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("gradgate: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
         print(
-            f"gradgate: internal error: {type(exc).__name__}: {exc}\n"
+            f"gradgate: internal error: {type(exc).__name__}: {plain(exc, lines=True)}\n"
             "This is a bug in gradgate; nothing was passed. "
             "Please report it with the command you ran.",
             file=sys.stderr,

@@ -55,6 +55,19 @@ _PATCH_OPTIONS = (
 PATCH_DIFF = ("diff", "--raw", "-z", *_DIFF_OPTIONS, *_PATCH_OPTIONS)  # records, "", the patch
 NAME_STATUS_DIFF = ("diff", "--name-status", "-z", *_DIFF_OPTIONS)
 
+
+def outside_worktree(git_dir: str, empty_dir: str) -> tuple[str, ...]:
+    """Options (before the command) that run git from an empty directory as its work tree.
+
+    `git diff A B` reads `.gitattributes` from the checked-out work tree, which in CI is the PR
+    head: a PR adding `*.py -diff` would make git call its own Python binary, `diff=x` would
+    pick a driver. Outside any work tree no such file is read, so git judges files by their
+    bytes (a NUL in the first 8,000 is binary); the repository's own `info/attributes` and the
+    machine's config, which a PR cannot change, still apply.
+    """
+    return ("-C", empty_dir, f"--git-dir={git_dir}", f"--work-tree={empty_dir}")
+
+
 FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 

@@ -186,6 +186,8 @@ def _attach_spans(records: list[_Raw], sections: Iterator[_Section]) -> tuple[Fi
                 binary=binary,
                 submodule=submodule,
                 symlink=_SYMLINK in (old_mode, new_mode),
+                old_mode=old_mode,
+                new_mode=new_mode,
             )
         )
     if next(sections, None) is not None:

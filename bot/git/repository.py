@@ -10,7 +10,10 @@ Not thread-safe (GitPython keeps a `git cat-file` process per repository): one i
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
+import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
@@ -22,6 +25,14 @@ from gradgate.bot.git import cmdline as gitcmd
 from gradgate.bot.git.parse import GITLINK, parse_with_lines, read_name_status
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import GitError
+
+
+@functools.cache
+def _empty_dir() -> str:
+    """One empty directory per process, removed at exit: the work tree isolated diffs run in."""
+    path = tempfile.mkdtemp(prefix="gradgate-empty-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 class GitRepository:
@@ -88,7 +99,7 @@ class GitRepository:
         try:
             # One git run for records and patch, parsed while git writes it.
             args = (*gitcmd.PATCH_DIFF, base_sha, head_sha, "--")
-            return gitcmd.read(self._start(*args), parse_with_lines)
+            return gitcmd.read(self._start(*args, isolated=True), parse_with_lines)
         except GitError:
             self._name_unknown(base_sha, head_sha)
             raise
@@ -105,7 +116,7 @@ class GitRepository:
         """
         gitcmd.check_rev(base_sha, head_sha)
         args = (*gitcmd.NAME_STATUS_DIFF, base_sha, head_sha, "--")
-        started = self._start(*args)
+        started = self._start(*args, isolated=True)
 
         def result() -> tuple[list[str], int]:
             try:
@@ -133,6 +144,18 @@ class GitRepository:
                 self._known.add(revision)
             return None
         return bytes(data) if kind in (b"blob", "blob") else None  # bytes, though typed str
+
+    def entry(self, revision: str, path: str) -> tuple[int, int] | None:
+        """(mode, size) of what ``path`` names at ``revision`` (mode as git writes it: 0o100644 a
+        file, 0o120000 a symlink, 0o160000 a submodule, 0o40000 a directory), or None if absent.
+
+        For what must be checked before it is read: a symlink's blob is its target's name."""
+        try:
+            item = self._tree(revision).join(path)
+        except KeyError:
+            return None
+        size = int(item.size) if item.type == "blob" else 0
+        return int(item.mode), size
 
     def _read_from_tree(self, revision: str, path: str) -> bytes | None:
         """`cat-file --batch` reads one name per line, so such paths are looked up in the tree."""
@@ -222,10 +245,18 @@ class GitRepository:
         except GitCommandError as exc:
             raise GitError(self._failed(args, exc)) from exc
 
-    def _start(self, *args: str) -> gitcmd.Started:
-        command = [self._repo.git.GIT_PYTHON_GIT_EXECUTABLE or "git", *gitcmd.CONFIG, *args]
+    def _start(self, *args: str, isolated: bool = False) -> gitcmd.Started:
+        """git started with ``args``; ``isolated``: outside the work tree (no `.gitattributes`
+        from a checkout, nor the index's), see bot.git.cmdline.outside_worktree."""
+        options: tuple[str, ...] = ()
+        env = None
+        if isolated:
+            options = gitcmd.outside_worktree(str(self._repo.git_dir), _empty_dir())
+            env = {"GIT_INDEX_FILE": os.path.join(_empty_dir(), "index")}  # none: not read
+        command = [self._repo.git.GIT_PYTHON_GIT_EXECUTABLE or "git", *gitcmd.CONFIG, *options]
+        command += args
         try:
-            proc = self._repo.git.execute(command, as_process=True)
+            proc = self._repo.git.execute(command, as_process=True, env=env)
         except GitCommandNotFound as exc:
             raise GitError("git is not installed or not on PATH; gradgate needs it") from exc
         return gitcmd.Started(proc.stdout, proc.poll, proc.kill, lambda: self._wait(proc, args))

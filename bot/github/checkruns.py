@@ -62,10 +62,13 @@ def pending_check_runs(
 def final_check_runs(report: Report, *, details_url: str | None) -> list[CheckRun]:
     titles = {s.context: s.description for s in final_statuses(report, target_url=details_url)}
     external = stamp(report.head_sha, report.base_sha, report.config_hash)
-    whole = render(report, "markdown")
+    whole = render(report, "markdown", limit=None)
     if len(whole) > SUMMARY_LIMIT:
         note = render_template("check_run_cut.md.j2").strip()
-        whole = whole[: SUMMARY_LIMIT - len(note) - 2] + "\n\n" + note
+        # The report shrunk to fit (the first findings in full, the rest counted), so no fence
+        # or fold is cut open; the slice only guards the limit.
+        room = SUMMARY_LIMIT - len(note) - 2
+        whole = render(report, "markdown", limit=room)[:room] + "\n\n" + note
     runs = [
         CheckRun(
             name="gradgate",

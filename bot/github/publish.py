@@ -113,15 +113,20 @@ def _comment(port: GitHubPort, report: Report, target: Target, *, limit: int) ->
     return Published(current=current, head_now=pull.head_sha, steps=tuple(todo))
 
 
+# A report is split into at most about this many comments: past it, render() shows the first
+# findings in full and counts the rest.
+MAX_PARTS = 10
+
+
 def report_parts(report: Report, *, limit: int = COMMENT_LIMIT) -> list[str]:
-    body = render(report, "markdown").removeprefix(COMMENT_MARKER + "\n")
+    body = render(report, "markdown", limit=MAX_PARTS * limit).removeprefix(COMMENT_MARKER + "\n")
     return _framed(body, report, verdict=str(report.verdict), limit=limit)
 
 
 def superseded_parts(
     report: Report, *, current_head: str, verdict: str, limit: int = COMMENT_LIMIT
 ) -> list[str]:
-    inner = render(report, "markdown").removeprefix(COMMENT_MARKER + "\n")
+    inner = render(report, "markdown", limit=MAX_PARTS * limit).removeprefix(COMMENT_MARKER + "\n")
     body = render_template(
         "comment_superseded.md.j2", r=report, current_head=current_head, report=inner
     )

@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gradgate.bot.config.model import Zone
+from gradgate.bot.plan.safe_regex import compile_linear
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 from pathspec.util import NORMALIZE_PATH_SEPS
 
@@ -81,7 +83,7 @@ class Names:
         self.exact: dict[str, frozenset[int]] = {}  # literals only: by the name
         self.ext: dict[str, frozenset[int]] = {}  # `[^/]*\.xyz`: by last-dot suffix (with any)
         self.any = NONE  # `[^/]*`s and at most one `[^/]+`: every name
-        self.checked: list[tuple[str, re.Pattern[str], int]] = []  # longest literal; regex
+        self.checked: list[tuple[str, Any, int]] = []  # longest literal; regex (linear time)
 
     def add(self, tokens: list[str]) -> int:
         if (piece := "".join(tokens)) not in self.ids:
@@ -96,7 +98,7 @@ class Names:
                 self.ext = {key: ids | {i} for key, ids in self.ext.items()}
             else:
                 runs = "".join(t[-1] if len(t) == 1 or t[0] == "\\" else "\0" for t in tokens)
-                self.checked.append((max(runs.split("\0"), key=len), re.compile(piece), i))
+                self.checked.append((max(runs.split("\0"), key=len), compile_linear(piece), i))
         return self.ids[piece]
 
     def classify(self, name: str, *, special: bool = True) -> frozenset[int]:
@@ -126,7 +128,7 @@ class DirTest:
     part: int  # the part it makes hold, or -1
     text: str = ""  # all of "<body>/" when the body has no wildcard: a string test will do
     below: str = ""  # "/" + text when the head is `^(?:.+/)?`: the body may start deeper
-    rx: re.Pattern[str] | None = None  # compiled when first needed: most tests never run
+    rx: Any = None  # compiled (linear time) when first needed: most tests never run
 
     def hit(self, slash: str, *, full: bool = False) -> bool:
         """`search` for a test (a match may end above: inherited), `fullmatch` for a part."""
@@ -134,7 +136,7 @@ class DirTest:
             if full:
                 return slash == self.text or (bool(self.below) and slash.endswith(self.below))
             return slash.startswith(self.text) or (bool(self.below) and self.below in slash)
-        self.rx = self.rx or re.compile(self.source)
+        self.rx = self.rx or compile_linear(self.source)
         return (self.rx.fullmatch if full else self.rx.search)(slash) is not None
 
 

@@ -16,7 +16,9 @@ from operator import lt
 
 import pathspec
 from gradgate.bot.config.model import Zone
+from gradgate.bot.plan.safe_regex import compile_linear
 from gradgate.bot.plan.zone_index import NONE, ROOT, DirTest, PatternIndex, index_zones
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 Adds = tuple[Callable[[str], None], ...]  # the `list.append` of each zone a path is in
 _Cands = tuple[list[DirTest], list[DirTest], tuple[tuple[str, ...], tuple[str, ...]]]
@@ -207,7 +209,18 @@ class ZoneMatcher:
         # The "simple" backend is the reference: pure Python, always there. The re2 backend
         # resolves some `!` orders differently (an include directory pattern after an exclude
         # file pattern), so "best" would make the answer depend on what is installed.
-        return tuple(pathspec.GitIgnoreSpec.from_lines(p, backend="simple") for p in self.patterns)
+        # Each pattern's regex is pathspec's own, compiled to match in linear time (safe_regex).
+        return tuple(
+            pathspec.GitIgnoreSpec(
+                [
+                    GitIgnoreSpecPattern(compile_linear(rx), include)
+                    for rx, include in map(GitIgnoreSpecPattern.pattern_to_regex, lines)
+                    if rx is not None and include is not None
+                ],
+                backend="simple",
+            )
+            for lines in self.patterns
+        )
 
     def match(self, paths: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """Zone name -> the given paths inside it, in input order; zones with none omitted."""

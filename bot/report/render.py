@@ -1,12 +1,16 @@
 """Pure rendering: a Report value -> markdown comment, terminal text, JSON, status descriptions.
 
-Every sentence a user reads lives in bot.templates; this module only shapes values for them.
+Every sentence a user reads lives in bot.templates; this module only shapes values for them,
+and bounds them: the first findings in full (most severe first), the rest counted per kind; a
+markdown body that fits GitHub's limit, shrunk step by step with the verdict and the first
+failures kept on top. Values are escaped for their format by the templates' filters.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -19,6 +23,33 @@ from gradgate.checks.base import CheckResult, Finding, Outcome, report_order
 
 COMMENT_MARKER = "<!-- gradgate:report -->"
 STATUS_LIMIT = 140  # GitHub truncates commit status descriptions beyond this
+BODY_LIMIT = 65_536  # GitHub refuses a comment body longer than this
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much of a report is shown in full; the rest is counted."""
+
+    findings: int  # findings shown, most severe first
+    details: bool  # their details (diffs) folded under each
+    zones: int  # touched zones listed
+    paths: int  # paths listed per zone
+    chars: int  # characters of any one value (message, path, line of a diff)
+    lines: int = 60  # lines of any one finding's details
+
+
+_ALL = 10**9
+TEXT_LIMITS = Limits(findings=200, details=True, zones=50, paths=5, chars=2_000)
+# Markdown: tried in order until the body fits the limit (BODY_LIMIT unless the caller splits
+# bodies into several comments and allows more); the first shows everything.
+MARKDOWN_LIMITS = (
+    Limits(findings=_ALL, details=True, zones=_ALL, paths=10, chars=_ALL, lines=_ALL),
+    Limits(findings=50, details=True, zones=20, paths=10, chars=1_000),
+    Limits(findings=20, details=True, zones=10, paths=5, chars=500),
+    Limits(findings=10, details=False, zones=5, paths=3, chars=300),
+    Limits(findings=3, details=False, zones=3, paths=1, chars=200),
+    Limits(findings=0, details=False, zones=0, paths=0, chars=120),
+)
 
 Format = Literal["markdown", "text", "json"]
 
@@ -77,31 +108,62 @@ def findings(report: Report) -> list[tuple[CheckResult, Finding]]:
     return sorted(pairs, key=lambda pair: report_order(pair[1]))
 
 
-def _context(report: Report) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Hidden:
+    """Findings of one check, kind and severity beyond the ones shown."""
+
+    check: str
+    kind: str
+    severity: str
+    count: int
+
+
+def hidden(pairs: list[tuple[CheckResult, Finding]]) -> list[Hidden]:
+    counts = Counter((r.check, f.kind, f.severity.rank, str(f.severity)) for r, f in pairs)
+    ordered = sorted(counts.items(), key=lambda item: (item[0][2], -item[1], item[0][:2]))
+    return [Hidden(check, kind, severity, n) for (check, kind, _, severity), n in ordered]
+
+
+def _context(report: Report, fmt: str, limits: Limits) -> dict[str, Any]:
+    listed = findings(report)
+    zones = list(report.plan.zones.items()) if report.plan else []
     return {
         "r": report,
+        "fmt": fmt,
         "rows": rows(report),
-        "findings": findings(report),
+        "findings": listed[: limits.findings],
+        "hidden": hidden(listed[limits.findings :]),
+        "hidden_total": max(len(listed) - limits.findings, 0),
+        "zones": zones[: limits.zones],
+        "zones_hidden": max(len(zones) - limits.zones, 0),
+        "limits": limits,
         "marker": COMMENT_MARKER,
     }
 
 
-def render(report: Report, fmt: Format) -> str:
+def render(report: Report, fmt: Format, *, limit: int | None = BODY_LIMIT) -> str:
+    """``limit``: the most characters a markdown body may have (None: no bound, for a caller
+    that splits it itself); the report shrinks until it fits, verdict and first failures kept."""
     if fmt == "json":
         return json.dumps(as_json(report), indent=2) + "\n"
-    template = "comment.md.j2" if fmt == "markdown" else "report.txt.j2"
-    return render_template(template, **_context(report))
+    if fmt == "text":
+        return render_template("report.txt.j2", **_context(report, fmt, TEXT_LIMITS))
+    for limits in MARKDOWN_LIMITS:
+        body = render_template("comment.md.j2", **_context(report, fmt, limits))
+        if limit is None or len(body) <= limit:
+            break
+    return body
 
 
 def render_plan(plan: Plan, fmt: Literal["text", "json"]) -> str:
     if fmt == "json":
         return json.dumps(plan.as_json(), indent=2) + "\n"
-    return render_template("plan.txt.j2", plan=plan)
+    return render_template("plan.txt.j2", plan=plan, fmt="text")
 
 
 def status_descriptions(report: Report) -> Mapping[str, tuple[str, str]]:
     """Status context -> (state, description), one overall `gradgate` plus one per check."""
-    lines = render_template("status.txt.j2", **_context(report)).splitlines()
+    lines = render_template("status.txt.j2", **_context(report, "text", TEXT_LIMITS)).splitlines()
     out: dict[str, tuple[str, str]] = {}
     for line in lines:
         context, state, description = line.split("\t", 2)

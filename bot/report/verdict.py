@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from enum import StrEnum
 
 from gradgate.checks.base import CheckResult, Outcome
@@ -26,11 +26,22 @@ class Verdict(StrEnum):
 _UNDECIDED = {Outcome.ERROR, Outcome.UNAVAILABLE}
 
 
-def verdict_for(results: Sequence[CheckResult], *, error: str | None = None) -> Verdict:
-    """A definite regression (fail) outranks an undecided check; anything undecided is an error."""
+def verdict_for(
+    results: Sequence[CheckResult],
+    *,
+    error: str | None = None,
+    planned: Collection[str] = (),
+) -> Verdict:
+    """A definite regression (fail) outranks an undecided check; anything undecided is an error.
+
+    ``planned``: the checks the plan selected. One with no result (lost, crashed, never run: the
+    Action fans checks out to separate jobs) is undecided, never a silent pass.
+    """
     if error is not None:
         return Verdict.ERROR
     outcomes = {r.outcome for r in results}
+    if set(planned) - {r.check for r in results}:
+        outcomes.add(Outcome.ERROR)
     if Outcome.FAIL in outcomes:
         return Verdict.FAILURE
     if outcomes & _UNDECIDED:

@@ -12,17 +12,30 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-
-
-def _md_cell(value: object) -> str:
-    """Keep a value inside one markdown table cell."""
-    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+from gradgate.bot.templates import escape
 
 
 def _fence(text: str) -> str:
     """A code fence longer than any backtick run inside, so the details cannot close it early."""
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     return "`" * max(3, longest + 1)
+
+
+def _cut(value: object, limit: int) -> str:
+    """``value`` cut to ``limit`` characters, saying how much was left out."""
+    text = str(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
+def _cut_lines(value: object, limit: int, lines: int = 60) -> str:
+    """Each line cut to ``limit`` characters, and at most ``lines`` lines (a diff, a trace)."""
+    rows = str(value).split("\n")
+    shown = [_cut(row, limit) for row in rows[:lines]]
+    if len(rows) > lines:
+        shown.append(f"… ({len(rows) - lines:,} more lines)")
+    return "\n".join(shown)
 
 
 def _short(sha: str | None) -> str:
@@ -42,12 +55,28 @@ def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent),
         undefined=jinja2.StrictUndefined,
-        autoescape=False,  # markdown and terminal text, not HTML; cells escaped by md_cell
+        autoescape=False,  # markdown and terminal text, not HTML: the `escape` filters instead
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(md_cell=_md_cell, fence=_fence, short=_short, duration=_duration)
+    # The format the shared words (`_words.j2`) quote values for; a template imports them `with
+    # context` and sets `fmt` to say otherwise.
+    env.globals["fmt"] = "text"
+    env.filters.update(
+        fence=_fence,
+        cut=_cut,
+        cut_lines=_cut_lines,
+        short=_short,
+        duration=_duration,
+        md_cell=escape.md_cell,
+        md_code=escape.md_code,
+        md_text=escape.md_text,
+        md_owner=escape.md_owner,
+        plain=escape.plain,
+        code=escape.code,
+        url_path=escape.url_path,
+    )
     return env
 
 

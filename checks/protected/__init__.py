@@ -1,8 +1,11 @@
 """The `protected` check: statements marked `# NO_REFAC` must not change.
 
-``markers`` finds marker comments and the text lines they protect; ``python_units`` turns a
-Python file into protected statements (ast + tokenize); ``scan`` reads both revisions of a file;
-``match`` pairs base units with head units; ``findings`` words the result; ``check`` is the
-entry point the registry lists.
+``markers`` finds marker comments (the first word of a comment) and the text lines they protect,
+``text_blocks`` how far a text line reaches (a YAML block, a shell statement); ``statements`` and
+``python_units`` turn a Python file into protected statements (ast + tokenize) with their
+context; ``scan`` reads both revisions of a file and refuses what it cannot compare; ``lines``
+maps base lines to head lines; ``match`` (Python) and ``text_match`` pair base units with head
+units, the original position first; ``findings`` words the result; ``check`` is the entry point
+the registry lists.
 ``head_side`` adds to a blocking finding the head line of its statement, which GitHub can mark.
 """

@@ -8,6 +8,7 @@ this module then follows units that left one changed file for another, words eve
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import Annotated, ClassVar
@@ -27,13 +28,14 @@ from gradgate.checks.protected.findings import (
     finding_for,
     skipped,
     summary,
+    unreadable,
     zone_touched,
 )
 from gradgate.checks.protected.head_side import at_head
-from gradgate.checks.protected.markers import compile_markers, is_python
+from gradgate.checks.protected.markers import Unit, compile_markers, is_python
 from gradgate.checks.protected.match import Fate, Pairing
 from gradgate.checks.protected.python_units import PythonFile
-from gradgate.checks.protected.scan import FileScan, Skip, load, parse_quietly, scan_file
+from gradgate.checks.protected.scan import FileScan, Side, parse_quietly, read_side, scan_file
 from pydantic import AfterValidator, Field
 
 
@@ -52,7 +54,7 @@ class ProtectedSettings(CheckSettings):
     markers: tuple[Annotated[str, AfterValidator(_marker)], ...] = Field(
         default=("NO_REFAC", "DON'T TOUCH"),
         min_length=1,
-        description="Comment markers that protect the statement they annotate.",
+        description="Comment markers (a comment's first word) that protect what they annotate.",
     )
 
 
@@ -73,25 +75,33 @@ class ProtectedCheck:
         files = 0
         unmarked: list[str] = []  # Python files without markers: where a protected def may land
         for change in ctx.changes:
-            if change.binary or change.submodule or change.symlink:
-                continue
-            # A copy leaves its source in place, so at base the copy is a new file.
+            # A copy leaves its source in place, so at base the copy is a new file. Nothing
+            # git says about the content (binary, symlink) is taken on trust: `read_side`
+            # decides from the bytes and the modes.
             base_path = None if change.status is ChangeStatus.COPIED else change.base_path
-            head_path = change.head_path
-            try:
-                texts = load(ctx, (base_path, head_path), needles)
-            except Skip as skip:
-                if str(skip):
-                    notes.append(skipped(change.path, str(skip)))
+            base = read_side(ctx.source, ctx.base_sha, base_path, change.old_mode, needles)
+            head = read_side(ctx.source, ctx.head_sha, change.head_path, change.new_mode, needles)
+            if not (base.marked or head.marked):
+                files += base.text is not None or head.text is not None
+                if head.text is not None and head.path and is_python(head.path):
+                    unmarked.append(head.path)
                 continue
             files += 1
-            if texts is None:
-                if head_path is not None and is_python(head_path):
-                    unmarked.append(head_path)
+            if base.unreadable is not None and base.marked and not base.binary:
+                # Text that may hold protected lines, but cannot be compared: never a pass.
+                notes.append(unreadable(change.path, "base", base.unreadable, held=None))
                 continue
-            base_text, head_text = texts
-            base_side = None if base_path is None or base_text is None else (base_path, base_text)
-            head_side = None if head_path is None or head_text is None else (head_path, head_text)
+            if base.unreadable is not None:  # binary, a symlink, a submodule: nothing protected
+                base = Side(None)
+            if head.unreadable is not None:
+                held = _first_unit(base, pattern)
+                if held is not None:  # protected at base, cannot be compared at head: block
+                    notes.append(unreadable(change.path, "head", head.unreadable, held=held))
+                elif head.marked and not head.binary:  # quiet for ordinary binaries
+                    notes.append(skipped(change.path, f"{head.unreadable} at head"))
+                continue
+            base_side = None if base.path is None or base.text is None else (base.path, base.text)
+            head_side = None if head.path is None or head.text is None else (head.path, head.text)
             scans.append(scan_file(base_side, head_side, pattern, notes))
 
         def parse_unmarked() -> list[PythonFile]:
@@ -115,6 +125,14 @@ class ProtectedCheck:
             metrics={"protected_statements": checked, "files_scanned": files},
             duration_s=time.perf_counter() - started,
         )
+
+
+def _first_unit(base: Side, pattern: re.Pattern[str]) -> Unit | None:
+    """The first protected unit of a readable base side, found by a scan against nothing."""
+    if base.path is None or base.text is None or not base.marked:
+        return None
+    units = scan_file((base.path, base.text), None, pattern, []).pairings
+    return units[0].base if units else None
 
 
 def _settings(raw: CheckSettings) -> ProtectedSettings:

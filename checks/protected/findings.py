@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from gradgate.checks.base import Finding, Severity
+from gradgate.checks.protected.lines import LineMap
 from gradgate.checks.protected.markers import Unit
 from gradgate.checks.protected.match import Fate, Pairing
 
@@ -19,14 +20,18 @@ ADDED = "protection-added"
 ZONE = "zone-touched"
 SKIPPED = "protected-file-skipped"
 AS_TEXT = "protected-parsed-as-text"
-MARKER_KINDS = frozenset({CHANGED, REMOVED, DELETED, MOVED, ADDED, AS_TEXT, SKIPPED})
+UNREADABLE = "protected-file-unreadable"
+REWRAPPED = "protected-context-changed"
+MARKER_KINDS = frozenset(
+    {CHANGED, REMOVED, DELETED, MOVED, ADDED, AS_TEXT, SKIPPED, UNREADABLE, REWRAPPED}
+)
 
 _WHAT_TO_DO = (
     "Revert the change, or remove the protection in a separate reviewed PR (or ask an owner)."
 )
 _MAX_DIFF_LINES = 40
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
-_MAX_DIFF_FILE_LINES = 20_000  # above this a region diff costs more than it tells
+_MAX_DIFF_INPUT = 400  # lines of a statement difflib is given: its cost grows with the square
 
 
 def finding_for(
@@ -34,21 +39,32 @@ def finding_for(
 ) -> Finding | None:
     """``head_lines`` is None when the PR deleted the file the unit lived in."""
     base, head, fate = pairing.base, pairing.head, pairing.fate
-    guard = f"`{base.where}` is protected by `{base.marker}`"
+    guard = f"{_code(base.where)} is protected by {_code(base.marker)}"
     if fate is Fate.KEPT or (fate is Fate.MOVED and head is None):
         return None
+    if fate is Fate.REWRAPPED and head is not None:
+        return Finding(
+            kind=REWRAPPED,
+            severity=Severity.WARNING,
+            message=f"{guard}; the statement is unchanged, but it now runs {_under(head)} "
+            f"(before: {_under(base)}). Check that it still runs when it must.",
+            file=head.path,
+            line=head.marker_line,
+            details=_diff(base, head) or None,
+            revision="head",
+        )
     if fate is Fate.MOVED and head is not None:
         return Finding(
             kind=MOVED,
             severity=Severity.NOTE,
-            message=f"{guard}; the statement moved unchanged to `{head.where}` and is still "
+            message=f"{guard}; the statement moved unchanged to {_code(head.where)} and is still "
             "protected there. Nothing to do unless the move itself needs review.",
             file=head.path,
             line=head.marker_line,
             revision="head",
         )
     if fate is Fate.EDITED and head is not None:
-        moved = "" if head.path == base.path else f" (now at `{head.where}`)"
+        moved = "" if head.path == base.path else f" (now at {_code(head.where)})"
         # A Python statement paired with a plain line (head no longer parses) diffs by region.
         same_shape = (base.kind == "line") == (head.kind == "line")
         return _blocking(
@@ -64,7 +80,7 @@ def finding_for(
         return _blocking(
             REMOVED,
             base,
-            f"The `{base.marker}` marker at `{base.where}` was removed{edited}{where}. "
+            f"The {_code(base.marker)} marker at {_code(base.where)} was removed{edited}{where}. "
             "Restore the marker; removing a protection needs its own reviewed PR (or an owner).",
             _diff(base, head),
         )
@@ -72,7 +88,7 @@ def finding_for(
         return _blocking(
             DELETED,
             base,
-            f"{guard}, and this PR deletes `{base.path}`. Keep the statement (moving it "
+            f"{guard}, and this PR deletes {_code(base.path)}. Keep the statement (moving it "
             "unchanged to another file is fine), or remove the protection in a separate "
             "reviewed PR (or ask an owner).",
             _cap([f"-{line}" for line in base.text.splitlines()]),
@@ -85,12 +101,26 @@ def finding_for(
     )
 
 
+def _code(value: object) -> str:
+    """``value`` between backticks as CommonMark pairs them: a fence longer than any backtick
+    run inside, so a file name holding a backtick cannot open or close a code span early."""
+    text = str(value)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _under(unit: Unit) -> str:
+    return f"under {unit.context}" if unit.context else "directly in its scope"
+
+
 def added(unit: Unit) -> Finding:
     return Finding(
         kind=ADDED,
         severity=Severity.NOTE,
-        message=f"New protection: `{unit.marker}` at `{unit.where}`; later changes to the "
-        "statement it marks will block.",
+        message=f"New protection: {_code(unit.marker)} at {_code(unit.where)}; later changes "
+        "to the statement it marks will block.",
         file=unit.path,
         line=unit.marker_line,
         revision="head",
@@ -98,13 +128,13 @@ def added(unit: Unit) -> Finding:
 
 
 def zone_touched(zone: str, paths: Sequence[str]) -> Finding:
-    named = ", ".join(f"`{p}`" for p in paths[:3])
+    named = ", ".join(f"{_code(p)}" for p in paths[:3])
     more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
     verb = "is" if len(paths) == 1 else "are"
     return Finding(
         kind=ZONE,
         severity=Severity.NOTE,
-        message=f"{named}{more} {verb} in protected zone `{zone}`; ask an owner to review.",
+        message=f"{named}{more} {verb} in protected zone {_code(zone)}; ask an owner to review.",
         file=paths[0] if paths else None,
     )
 
@@ -113,7 +143,7 @@ def skipped(path: str, why: str) -> Finding:
     return Finding(
         kind=SKIPPED,
         severity=Severity.NOTE,
-        message=f"`{path}` was not scanned for protected lines: {why}. Check it by hand.",
+        message=f"{_code(path)} was not scanned for protected lines: {why}. Check it by hand.",
         file=path,
     )
 
@@ -122,10 +152,30 @@ def parsed_as_text(path: str, revision: str, error: str) -> Finding:
     return Finding(
         kind=AS_TEXT,
         severity=Severity.NOTE,
-        message=f"`{path}` does not parse as Python at {revision} ({error}); its protected "
+        message=f"{_code(path)} does not parse as Python at {revision} ({error}); its protected "
         "lines were compared as text, so a pure reformat may show as a change.",
         file=path,
         revision=revision,
+    )
+
+
+def unreadable(path: str, revision: str, why: str, *, held: Unit | None) -> Finding:
+    """A file that held protected lines at base (``held``: the first) and cannot be compared."""
+    if held is None:  # the base itself cannot be read, but its bytes mention a marker
+        what = f"{_code(path)} mentions a marker at base, but {why} there"
+    else:
+        first = _code(held.where)
+        what = f"{_code(path)} held protected lines at base (the first at {first}), and at "
+        what += f"{revision} {why}"
+    return Finding(
+        kind=UNREADABLE,
+        severity=Severity.BLOCKING,
+        message=f"{what}, so gradgate cannot tell whether protected lines changed. Keep the "
+        "file UTF-8 text under the size limit (not binary, a symlink or a submodule), or "
+        "remove the protection in a separate reviewed PR (or ask an owner).",
+        file=path,
+        line=held.marker_line if held else None,
+        revision="base",
     )
 
 
@@ -135,11 +185,15 @@ def summary(findings: Iterable[Finding], *, checked: int, files: int) -> str:
         _count(counts[CHANGED], "protected line changed", "protected lines changed"),
         _count(counts[REMOVED], "protection removed", "protections removed"),
         _count(counts[DELETED], "protected line deleted", "protected lines deleted"),
+        _count(counts[UNREADABLE], "protected file unreadable", "protected files unreadable"),
     ]
     said = ", ".join(part for part in blocking if part)
     if said:
         return said[:140]
     moved = f"{counts[MOVED]} moved; " if counts[MOVED] else ""
+    if counts[REWRAPPED]:
+        moved += _count(counts[REWRAPPED], "under new control flow", "under new control flow")
+        moved += "; "
     statements = _count(checked, "checked", "checked") or "0 checked"
     in_files = f"{files} file" if files == 1 else f"{files} files"
     return f"no protected line changed ({moved}{statements} in {in_files})"[:140]
@@ -165,8 +219,8 @@ def _diff(base: Unit, head: Unit) -> str:
     """A unified diff of the two statements, numbered as lines of their files."""
     shift = (min(base.marker_line, base.start) - 1, min(head.marker_line, head.start) - 1)
     lines = difflib.unified_diff(
-        base.text.splitlines(),
-        head.text.splitlines(),
+        base.text.splitlines()[:_MAX_DIFF_INPUT],
+        head.text.splitlines()[:_MAX_DIFF_INPUT],
         f"base/{base.path}",
         f"head/{head.path}",
         lineterm="",
@@ -180,24 +234,15 @@ def _renumber(hunk: re.Match[str], shift: tuple[int, int]) -> str:
 
 
 def _region_diff(base: Unit, base_lines: Sequence[str], head_lines: Sequence[str]) -> str:
-    """The hunks of the whole-file diff that touch the unit's lines (marker included)."""
-    first, last = min(base.marker_line, base.start) - 1, base.end
-    if max(len(base_lines), len(head_lines)) > _MAX_DIFF_FILE_LINES:
-        return _cap([f"-{line}" for line in base_lines[first:last]])
-    matcher = difflib.SequenceMatcher(None, base_lines, head_lines, autojunk=False)
-    out = [f"--- base/{base.path}", f"+++ head/{base.path}"]
-    for group in matcher.get_grouped_opcodes(2):
-        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-        if i2 <= first or i1 >= last:
-            continue
-        out.append(f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@")
-        for tag, a1, a2, b1, b2 in group:
-            if tag == "equal":
-                out.extend(f" {line}" for line in base_lines[a1:a2])
-                continue
-            out.extend(f"-{line}" for line in base_lines[a1:a2])
-            out.extend(f"+{line}" for line in head_lines[b1:b2])
-    return _cap(out) if len(out) > 2 else ""
+    """The unit's lines (marker included) and the head lines they became, by the line map."""
+    first, last = min(base.marker_line, base.start), base.end
+    span = LineMap(base_lines, head_lines).span(first, last)
+    old = base_lines[first - 1 : last]
+    new = [] if span is None else head_lines[span[0] - 1 : span[1]]
+    at = f"+{span[0]},{len(new)}" if span else "+0,0"
+    out = [f"--- base/{base.path}", f"+++ head/{base.path}", f"@@ -{first},{len(old)} {at} @@"]
+    out += [f"-{line}" for line in old] + [f"+{line}" for line in new]
+    return _cap(out)
 
 
 def _cap(lines: list[str]) -> str:

@@ -1,8 +1,11 @@
-"""Marker comments (`# NO_REFAC`) and the lines they protect in plain-text files.
+r"""Marker comments (`# NO_REFAC`) and the lines they protect in plain-text files.
 
-Python files go through `python_units` (ast + tokenize); everything else, and Python that
-does not parse, is read line by line here: an own-line marker protects the next line that holds more
-than a comment, a trailing marker protects its own line.
+A marker counts only as the first word of a comment (`# NO_REFAC` or `# NO_REFAC: reason`), so
+a sentence that mentions one ("mark lines such as `# NO_REFAC`") protects nothing. Python files
+go through `python_units` (ast + tokenize); everything else, and Python that does not parse, is
+read line by line here: an own-line marker protects the next line that holds more than a
+comment, a trailing marker its own line, each extended by `text_blocks` (a YAML key's block, a
+shell statement's `\` continuations). Markdown has no line comments: `## Heading` is a heading.
 """
 
 from __future__ import annotations
@@ -14,12 +17,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from gradgate.checks.protected.text_blocks import extent
+
 PYTHON_SUFFIXES = frozenset({".py", ".pyi"})
 # Languages whose line comments start with `//`; in them `#` is a preprocessor line, not a comment.
 _SLASH_SUFFIXES = frozenset(
     {".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".cu", ".cuh", ".js", ".jsx", ".mjs",
      ".ts", ".tsx", ".java", ".go", ".rs", ".kt", ".scala", ".swift", ".proto"}
 )  # fmt: skip
+# Formats whose `#` starts a heading, not a comment: nothing in them is a marker comment.
+_NO_LINE_COMMENTS = frozenset({".md", ".markdown", ".mdx", ".rst"})
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what ast counts as a line break (not str.splitlines)
 
 
@@ -51,6 +58,7 @@ class Unit:
     anchor: str
     key: str
     text: str  # the source lines marker_line/start..end, for diffs
+    context: str = ""  # Python: the control flow around it in its scope (`if False:`), in words
 
     @property
     def where(self) -> str:
@@ -58,9 +66,17 @@ class Unit:
 
 
 def compile_markers(markers: Sequence[str]) -> re.Pattern[str]:
-    """One pattern for all markers, each as a whole word, case-sensitive; longest tried first."""
+    """One pattern for all markers, each as a whole word, case-sensitive; longest tried first.
+
+    Use it through :func:`marker_of`, on the text after a comment's opener."""
     alternatives = "|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True))
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+    return re.compile(rf"[ \t]*(?:{alternatives})(?!\w)")
+
+
+def marker_of(comment: str, pattern: re.Pattern[str]) -> str | None:
+    """The marker that is the first word of ``comment`` (the text after `#` or `//`), if any."""
+    found = pattern.match(comment)
+    return found.group().strip() if found else None
 
 
 def split_lines(text: str) -> list[str]:
@@ -70,8 +86,12 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def comment_opener(path: str) -> str:
-    return "//" if PurePosixPath(path).suffix.lower() in _SLASH_SUFFIXES else "#"
+def comment_opener(path: str) -> str | None:
+    """What starts a line comment in this file's language; None where nothing does."""
+    suffix = PurePosixPath(path).suffix.lower()
+    if suffix in _NO_LINE_COMMENTS:
+        return None
+    return "//" if suffix in _SLASH_SUFFIXES else "#"
 
 
 def is_python(path: str) -> bool:
@@ -99,9 +119,9 @@ def python_marker_comments(text: str, pattern: re.Pattern[str]) -> list[MarkerCo
             depth += 1
         elif tok.type == tokenize.OP and tok.string in (")", "]", "}"):
             depth = max(0, depth - 1)
-        elif tok.type == tokenize.COMMENT and (match := pattern.search(tok.string)):
+        elif tok.type == tokenize.COMMENT and (marker := marker_of(tok.string[1:], pattern)):
             own_line = not tok.line[: tok.start[1]].strip()
-            found.append(MarkerComment(tok.start[0], match.group(), own_line, depth > 0))
+            found.append(MarkerComment(tok.start[0], marker, own_line, depth > 0))
     return found
 
 
@@ -111,22 +131,24 @@ def text_marker_comments(
     found: list[MarkerComment] = []
     for number, line in enumerate(lines, start=1):
         col = comment_start(line, opener)
-        if col is not None and (match := pattern.search(line, col)):
-            found.append(MarkerComment(number, match.group(), own_line=not line[:col].strip()))
+        if col is not None and (marker := marker_of(line[col + len(opener) :], pattern)):
+            found.append(MarkerComment(number, marker, own_line=not line[:col].strip()))
     return found
 
 
 def code_of(line: str, pattern: re.Pattern[str], opener: str) -> str:
     """The line without a marker comment, whitespace collapsed: what text mode compares."""
     col = comment_start(line, opener)
-    if col is not None and pattern.search(line, col):
+    if col is not None and marker_of(line[col + len(opener) :], pattern):
         line = line[:col]
     return " ".join(line.split())
 
 
 def text_units(
-    path: str, lines: Sequence[str], pattern: re.Pattern[str], opener: str
+    path: str, lines: Sequence[str], pattern: re.Pattern[str], opener: str | None
 ) -> list[Unit]:
+    if opener is None:
+        return []
     units: list[Unit] = []
     taken: set[int] = set()
     for mc in text_marker_comments(lines, pattern, opener):
@@ -134,21 +156,26 @@ def text_units(
         if target is None or target in taken:
             continue
         taken.add(target)
-        code = code_of(lines[target - 1], pattern, opener)
-        first = min(mc.line, target)
+        start, end = extent(path, lines, target, opener)
+        codes = [
+            code
+            for line in lines[start - 1 : end]
+            if (code := code_of(line, pattern, opener)) and not code.startswith(opener)
+        ]
+        first = min(mc.line, start)
         units.append(
             Unit(
                 path=path,
                 marker=mc.marker,
                 marker_line=mc.line,
                 own_line=mc.own_line,
-                start=target,
-                end=target,
+                start=start,
+                end=end,
                 scope="",
                 kind="line",
-                anchor=_line_anchor(code),
-                key=code,
-                text="\n".join(lines[first - 1 : target]),
+                anchor=_line_anchor(code_of(lines[target - 1], pattern, opener)),
+                key="\n".join(codes),
+                text="\n".join(lines[first - 1 : end]),
             )
         )
     return units

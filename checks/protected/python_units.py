@@ -3,14 +3,18 @@
 An own-line marker protects the next statement, a compound one whole (decorators included); a
 trailing marker, or one inside brackets, protects the innermost statement on its line. A
 statement's identity across revisions is ``ast.dump(node, include_attributes=False)``, so a
-black/ruff reformat leaves it equal and any change to the syntax tree does not.
+black/ruff reformat leaves it equal and any change to the syntax tree does not. Its context is
+the control flow around it inside its scope (`if False:`, `else:`, after a `return`).
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
+import contextlib
+import gc
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from gradgate.checks.protected.markers import (
@@ -19,17 +23,9 @@ from gradgate.checks.protected.markers import (
     python_marker_comments,
     split_lines,
 )
+from gradgate.checks.protected.statements import SCOPES, Lines, Statement, statements_of
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-@dataclass(frozen=True, slots=True)
-class Statement:
-    node: ast.stmt
-    scope: str
-    depth: int
-    start: int  # first line, decorators included
-    end: int
+_Table = dict[str, tuple[list[Statement], list[int]]]  # key -> statements, their first lines
 
 
 @dataclass(slots=True)
@@ -39,8 +35,12 @@ class PythonFile:
     path: str
     lines: list[str]
     units: list[Unit]
-    statements: list[Statement]
+    statements: list[Statement]  # by (start, depth)
     _dumps: dict[int, str] = field(default_factory=dict)
+    _by_key: dict[str, _Table] = field(default_factory=dict)  # per kind
+    _by_anchor: dict[str, _Table] = field(default_factory=dict)
+    _starts: list[int] = field(default_factory=list)
+    _protected: set[tuple[int, int]] | None = None
 
     def dump(self, statement: Statement) -> str:
         key = id(statement.node)
@@ -48,21 +48,63 @@ class PythonFile:
             self._dumps[key] = ast.dump(statement.node, include_attributes=False)
         return self._dumps[key]
 
+    def between(self, first: int, last: int) -> list[Statement]:
+        """The statements that start on lines ``first..last``."""
+        if not self._starts:
+            self._starts = [s.start for s in self.statements]
+        lo = bisect.bisect_left(self._starts, first)
+        hi = bisect.bisect_right(self._starts, last)
+        return self.statements[lo:hi]
+
+    def protected_spans(self) -> set[tuple[int, int]]:
+        if self._protected is None:
+            self._protected = {(u.start, u.end) for u in self.units}
+        return self._protected
+
+    def bare(self, statement: Statement) -> Unit:
+        """``statement`` as a unit without a marker: what a protected one became unprotected."""
+        return self._unit([statement], marker="", comment=None)
+
     def unprotected(self, unit: Unit, *, same_scope: bool) -> Unit | None:
         """A statement here that is ``unit`` unchanged (or, failing that, the statement it was
         edited into, by scope, kind and anchor) but carries no marker."""
-        protected = {(u.start, u.end) for u in self.units}
-        candidates = [
-            s
-            for s in self.statements
-            if (s.start, s.end) not in protected
-            and type(s.node).__name__ == unit.kind
-            and (s.scope == unit.scope or not same_scope)
-        ]
-        found = next((s for s in candidates if self.dump(s) == unit.key), None)
+        protected = self.protected_spans()
+
+        def fits(s: Statement) -> bool:
+            return (s.start, s.end) not in protected and (s.scope == unit.scope or not same_scope)
+
+        found = next((s for s in self._alike(unit, by_anchor=False)[0] if fits(s)), None)
         if found is None and same_scope and unit.anchor:
-            found = next((s for s in candidates if _anchor(s.node) == unit.anchor), None)
-        return None if found is None else self._unit([found], marker="", comment=None)
+            found = next((s for s in self._alike(unit, by_anchor=True)[0] if fits(s)), None)
+        return None if found is None else self.bare(found)
+
+    def near(self, unit: Unit, first: int, last: int) -> list[Statement]:
+        """Unprotected statements of the unit's kind and scope, with its tree or its anchor,
+        that start on lines ``first..last``: found by index and bisect, not by a scan."""
+        protected = self.protected_spans()
+        found: dict[int, Statement] = {}
+        for by_anchor in (False, True) if unit.anchor else (False,):
+            group, starts = self._alike(unit, by_anchor=by_anchor)
+            lo, hi = bisect.bisect_left(starts, first), bisect.bisect_right(starts, last)
+            for s in group[lo:hi]:
+                if s.scope == unit.scope and (s.start, s.end) not in protected:
+                    found[id(s)] = s
+        return list(found.values())
+
+    def _alike(self, unit: Unit, *, by_anchor: bool) -> tuple[list[Statement], list[int]]:
+        """Statements of the unit's node type with its dump (or anchor), in line order, and
+        their first lines; the table is built once per file, kind and key."""
+        cache = self._by_anchor if by_anchor else self._by_key
+        if unit.kind not in cache:
+            table: dict[str, tuple[list[Statement], list[int]]] = {}
+            for s in self.statements:
+                if type(s.node).__name__ == unit.kind:
+                    key = anchor_of(s.node) if by_anchor else self.dump(s)
+                    group, starts = table.setdefault(key, ([], []))
+                    group.append(s)
+                    starts.append(s.start)
+            cache[unit.kind] = table
+        return cache[unit.kind].get(unit.anchor if by_anchor else unit.key, ([], []))
 
     def _unit(
         self, group: Sequence[Statement], *, marker: str, comment: MarkerComment | None
@@ -79,63 +121,52 @@ class PythonFile:
             end=last.end,
             scope=first.scope,
             kind=type(first.node).__name__,
-            anchor=_anchor(first.node),
+            anchor=anchor_of(first.node),
             key="\n".join(self.dump(s) for s in group),
             text="\n".join(self.lines[shown_from - 1 : last.end]),
+            context=first.context,
         )
 
 
+@contextlib.contextmanager
+def _without_cyclic_gc() -> Iterator[None]:
+    """Parsing 1 MB of Python makes ~10^6 objects, none of them in cycles; the cyclic collector
+    rescanning them all, again and again, more than doubled the time (refcounting still frees
+    everything as usual)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def parse_python(path: str, text: str, pattern: re.Pattern[str]) -> PythonFile:
-    """Raises SyntaxError, ValueError (NUL bytes) or tokenize.TokenError on invalid Python."""
+    """Raises SyntaxError, ValueError (NUL bytes), RecursionError (nesting past the limit) or
+    tokenize.TokenError on what is not Python gradgate can read."""
+    with _without_cyclic_gc():
+        return _parse_python(path, text, pattern)
+
+
+def _parse_python(path: str, text: str, pattern: re.Pattern[str]) -> PythonFile:
     tree = ast.parse(text)
     comments = python_marker_comments(text, pattern)
-    parsed = PythonFile(path, split_lines(text), [], list(_statements(tree, "", 0)))
+    statements = statements_of(tree)
+    parsed = PythonFile(path, split_lines(text), [], statements)
+    at = Lines(statements)
     spans: set[tuple[int, int]] = set()
     for comment in comments:
-        group = _annotated(comment, parsed.statements)
+        group = at.annotated(comment)
         if group and (group[0].start, group[-1].end) not in spans:
             spans.add((group[0].start, group[-1].end))
             parsed.units.append(parsed._unit(group, marker=comment.marker, comment=comment))
     return parsed
 
 
-def _statements(node: ast.AST, scope: str, depth: int) -> list[Statement]:
-    found: list[Statement] = []
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.stmt):
-            decorators = getattr(child, "decorator_list", [])
-            start = min([child.lineno, *(d.lineno for d in decorators)])
-            end = child.end_lineno or child.lineno
-            found.append(Statement(child, scope, depth, start, end))
-            inner = f"{scope}.{child.name}".lstrip(".") if isinstance(child, _SCOPES) else scope
-            found.extend(_statements(child, inner, depth + 1))
-        elif isinstance(child, ast.excepthandler | ast.match_case):
-            found.extend(_statements(child, scope, depth + 1))
-    found.sort(key=lambda s: (s.start, s.depth))
-    return found
-
-
-def _annotated(comment: MarkerComment, statements: Sequence[Statement]) -> list[Statement]:
-    line = comment.line
-    containing = [s for s in statements if s.start <= line <= s.end]
-    innermost = max((s.depth for s in containing), default=-1)
-    if not comment.own_line or comment.in_brackets:
-        # `a = 1; b = 2  # NO_REFAC` protects both statements on the line.
-        return [s for s in containing if s.depth == innermost]
-    # An own-line marker between a decorator and its `def` still protects that `def`.
-    inner = [s for s in containing if s.depth == innermost]
-    if inner and line <= inner[0].node.lineno:
-        return inner[:1]
-    after = [s for s in statements if s.start > line]
-    if not after:
-        return []
-    first = min(s.start for s in after)
-    return [min((s for s in after if s.start == first), key=lambda s: s.depth)]
-
-
-def _anchor(node: ast.stmt) -> str:
+def anchor_of(node: ast.stmt) -> str:
     """What a statement is about: the name it defines, the target it assigns, the call it makes."""
-    if isinstance(node, _SCOPES):
+    if isinstance(node, SCOPES):
         return node.name
     if isinstance(node, ast.Assign):
         return ", ".join(ast.unparse(t) for t in node.targets)

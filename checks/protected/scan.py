@@ -1,16 +1,21 @@
 """One changed file of the `protected` check: read both revisions, find and pair its units.
 
-Python goes through `python_units` and `match_python`; other text, and Python that does not
-parse on one side, through `markers` and `match_text` (with a note saying so).
+A side is text only when gradgate can compare it: a regular file (not a symlink or submodule),
+under the size limit, UTF-8 by its bytes (no NUL anywhere; git's own test looks at 8,000 bytes
+and a PR's `.gitattributes` can change git's mind) and, for Python, by its `coding:` line too.
+Anything else is `Unreadable`, with the reason in words. Python goes through `python_units` and
+`match_python`; other text, and Python that does not parse on one side, through `markers` and
+`match_text` (with a note saying so).
 """
 
 from __future__ import annotations
 
+import io
 import re
 import tokenize
 from dataclasses import dataclass
 
-from gradgate.checks.base import CheckContext, Finding, RevisionSource
+from gradgate.checks.base import Finding, RevisionSource
 from gradgate.checks.protected.findings import parsed_as_text
 from gradgate.checks.protected.markers import (
     Unit,
@@ -19,12 +24,25 @@ from gradgate.checks.protected.markers import (
     split_lines,
     text_units,
 )
-from gradgate.checks.protected.match import Fate, Pairing, match_python, match_text
+from gradgate.checks.protected.match import Fate, Pairing, match_python
 from gradgate.checks.protected.python_units import PythonFile, parse_python
+from gradgate.checks.protected.text_match import match_text
 
 MAX_BYTES = 2 * 1024 * 1024
-_SNIFF = 8192  # a NUL byte this early means binary, as git itself decides
-_NOT_PYTHON = (SyntaxError, ValueError, RecursionError, tokenize.TokenError)
+_NOT_PYTHON = (SyntaxError, ValueError, RecursionError, MemoryError, tokenize.TokenError)
+_NOT_A_FILE = {"120000": "a symbolic link", "160000": "a submodule"}
+_UTF8 = ("utf-8", "utf-8-sig")
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One revision of a changed file as the check sees it."""
+
+    path: str | None  # None: the file does not exist on this side
+    text: str | None = None  # set when the side can be compared
+    unreadable: str | None = None  # why it cannot be, in words ("it is binary")
+    marked: bool = False  # its bytes mention a marker (maybe not as a comment)
+    binary: bool = False  # a NUL byte: never text, so a marker in it is no comment
 
 
 @dataclass(slots=True)
@@ -38,43 +56,44 @@ class FileScan:
     head_py: PythonFile | None
 
 
-class Skip(Exception):
-    """The file cannot be scanned; an empty message means say nothing (binary files)."""
-
-
-def load(
-    ctx: CheckContext, paths: tuple[str | None, str | None], needles: tuple[bytes, ...]
-) -> tuple[str | None, str | None] | None:
-    """Both sides as text, or None when neither mentions a marker. Raises Skip."""
-    labels = ("base", "head")
-    revisions = (ctx.base_sha, ctx.head_sha)
-    raw = [_read(ctx.source, *side) for side in zip(revisions, paths, labels, strict=True)]
-    binary = [label for label, data in zip(labels, raw, strict=True) if data and _binary(data)]
-    marked = any(data and not _binary(data) and any(n in data for n in needles) for data in raw)
-    if binary:
-        # Quiet for ordinary binaries; a marked text file that turned binary is news.
-        raise Skip(f"it is binary at {binary[0]}" if marked else "")
-    if not marked:
-        return None
-    return _decode(raw[0], "base"), _decode(raw[1], "head")
-
-
-def _binary(data: bytes) -> bool:
-    return b"\0" in data[:_SNIFF]
-
-
-def _read(source: RevisionSource, revision: str, path: str | None, label: str) -> bytes | None:
-    data = None if path is None else source.read(revision, path)
-    if data is not None and len(data) > MAX_BYTES:
-        raise Skip(f"it is {len(data) / 2**20:.1f} MB at {label}, over the 2 MB limit")
-    return data
-
-
-def _decode(data: bytes | None, label: str) -> str | None:
+def read_side(
+    source: RevisionSource, revision: str, path: str | None, mode: str, needles: tuple[bytes, ...]
+) -> Side:
+    """``mode``: git's mode of the file on this side ("" when not known)."""
+    if path is None or mode == "000000":
+        return Side(None)
+    if mode in _NOT_A_FILE:
+        return Side(path, unreadable=f"it is {_NOT_A_FILE[mode]}")
+    data = source.read(revision, path)
+    if data is None:
+        return Side(None)
+    marked = any(needle in data for needle in needles)
+    if len(data) > MAX_BYTES:
+        size = f"{len(data) / 2**20:.1f} MB"
+        why = f"it is {size}, over the {MAX_BYTES // 2**20} MB limit"
+        return Side(path, unreadable=why, marked=marked)
+    if b"\0" in data:
+        why = "it is binary (it holds a NUL byte)"
+        return Side(path, unreadable=why, marked=marked, binary=True)
     try:
-        return None if data is None else data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise Skip(f"it is not UTF-8 text at {label} (byte {error.start})") from None
+        return Side(path, unreadable=f"it is not UTF-8 text (byte {error.start})", marked=marked)
+    if is_python(path) and (cookie := _declared(data)) is not None:
+        return Side(path, unreadable=cookie, marked=marked)
+    return Side(path, text=text, marked=marked)
+
+
+def _declared(data: bytes) -> str | None:
+    """Why Python would not read ``data`` as the UTF-8 text gradgate compares, if it would not:
+    a `coding:` line naming another encoding (UTF-7 can hide a line break in a comment)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        return "its `coding:` line names an encoding Python does not know"
+    if encoding in _UTF8:
+        return None
+    return f"its `coding:` line declares {encoding}, and only UTF-8 is compared"
 
 
 def scan_file(
@@ -111,7 +130,12 @@ def scan_file(
         pairings, new = [Pairing(u, Fate.GONE) for u in base_units], []
     else:
         lines = (base_lines, head_lines or [])
-        pairings, new = match_text(base_units, head_units, lines, head[0], pattern, opener)
+        path = head[0]
+
+        def bare(unit: Unit, region: tuple[int, int]) -> Unit:
+            return _bare(unit, path, head_lines or [], region)
+
+        pairings, new = match_text(base_units, head_units, lines, bare, pattern, opener)
     if base_units or head_units:
         for label, why in failed.items():
             notes.append(parsed_as_text((sides[label] or ("?", ""))[0], label, why))
@@ -119,7 +143,10 @@ def scan_file(
 
 
 def _units(
-    side: tuple[str, str] | None, parsed: PythonFile | None, pattern: re.Pattern[str], opener: str
+    side: tuple[str, str] | None,
+    parsed: PythonFile | None,
+    pattern: re.Pattern[str],
+    opener: str | None,
 ) -> list[Unit]:
     if side is None:
         return []
@@ -128,17 +155,38 @@ def _units(
     return text_units(side[0], split_lines(side[1]), pattern, opener)
 
 
+def _bare(unit: Unit, path: str, head_lines: list[str], region: tuple[int, int]) -> Unit:
+    first, last = region
+    return Unit(
+        path=path,
+        marker="",
+        marker_line=first,
+        own_line=False,
+        start=first,
+        end=last,
+        scope=unit.scope,
+        kind=unit.kind,
+        anchor=unit.anchor,
+        key=unit.key,
+        text="\n".join(head_lines[first - 1 : last]),
+    )
+
+
 def parse_quietly(
     source: RevisionSource, revision: str, path: str, pattern: re.Pattern[str]
 ) -> PythonFile | None:
+    side = read_side(source, revision, path, "", ())
+    if side.text is None:
+        return None
     try:
-        text = _decode(_read(source, revision, path, "head"), "head")
-        return None if text is None else parse_python(path, text, pattern)
-    except (Skip, *_NOT_PYTHON):
+        return parse_python(path, side.text, pattern)
+    except _NOT_PYTHON:
         return None
 
 
 def _why(error: Exception) -> str:
     if isinstance(error, SyntaxError):
         return f"line {error.lineno}: {error.msg}"
+    if isinstance(error, RecursionError):
+        return "it nests deeper than Python's recursion limit"
     return str(error.args[0]) if error.args else type(error).__name__

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -13,6 +14,20 @@ from gradgate.checks.base import CheckContext, CheckResult, CheckSettings, Outco
 from gradgate.checks.pending import _Pending
 
 from tests.gitrepo import GitRepo
+
+
+class Hanging:
+    """An in-process check that never finishes (a parser stuck on a hostile file)."""
+
+    name: ClassVar[str] = "protected"
+    title: ClassVar[str] = "Protected lines"
+    settings_model: ClassVar[type[CheckSettings]] = CheckSettings
+    runs_user_code: ClassVar[bool] = False
+    available: ClassVar[bool] = True
+
+    def run(self, ctx: CheckContext) -> CheckResult:
+        time.sleep(30)  # abandoned after its limit; dies with the test process
+        return CheckResult(check=self.name, outcome=Outcome.PASS, summary="late")
 
 
 class Exploding:
@@ -80,6 +95,25 @@ def test_the_report_names_the_merge_base_not_the_moving_base_branch(
     report = run_request(Request(repo_path=pr, base="main", head="pr"))
     assert report.base_sha == fork_point
     assert report.plan is not None and report.plan.changed_files == 1
+
+
+def test_an_in_process_check_past_its_timeout_is_an_error_naming_check_and_limit(
+    repo: GitRepo, pr: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.checkout("main")
+    repo.write(".gradgate.yml", "checks:\n  protected:\n    timeout_s: 0.5\n")
+    repo.commit("policy")
+    repo.checkout("pr")
+    repo.git("rebase", "-q", "main")
+    monkeypatch.setitem(checks.REGISTRY, "protected", Hanging())
+    started = time.monotonic()
+    report = run_request(Request(repo_path=pr, base="main", head="pr"))
+    assert time.monotonic() - started < 20
+    (result,) = report.results
+    assert result.outcome is Outcome.ERROR
+    assert "`protected` did not finish within its limit of 0.5 s" in result.summary
+    assert "checks.protected.timeout_s" in result.summary
+    assert report.verdict is Verdict.ERROR
 
 
 class Recording:

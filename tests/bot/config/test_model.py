@@ -451,7 +451,34 @@ def test_billion_laughs_is_refused_quickly() -> None:
     error = _error(BILLION_LAUGHS)
 
     assert time.perf_counter() - started < 5
-    assert "expands to more than 50,000 values through anchors and aliases" in error.message
+    assert "expands to more than 50,000 values through anchors, aliases" in error.message
+
+
+# Nine levels, each merging the level below nine times: 9**9 merges, in well under 1 KB.
+MERGE_KEY_BOMB = "m0: &m0 {k: v}\n" + "".join(
+    f"m{i}: &m{i} {{<<: [{', '.join([f'*m{i - 1}'] * 9)}]}}\n" for i in range(1, 10)
+)
+
+
+@pytest.mark.timeout(30)
+def test_a_merge_key_bomb_counts_against_the_alias_budget() -> None:
+    assert len(MERGE_KEY_BOMB) < 1000
+    error = _error(MERGE_KEY_BOMB)
+
+    assert "expands to more than 50,000 values through anchors, aliases and merge keys" in (
+        error.message
+    )
+
+
+def test_a_long_config_without_anchors_is_not_blamed_on_anchors() -> None:
+    zones = "".join(
+        f"  - name: z{i}\n    paths: [src/z{i}/**, docs/z{i}.md]\n    checks: [protected]\n"
+        for i in range(10_000)
+    )
+    config = load_config("zones:\n" + zones)
+
+    assert len(config.zones) == 10_000
+    assert config.zones[-1].paths == ("src/z9999/**", "docs/z9999.md")
 
 
 def test_an_alias_inside_its_own_anchor_is_refused_quickly() -> None:

@@ -95,6 +95,85 @@ def test_the_pr_that_adopts_gradgate_is_gated_by_its_own_config(
     assert "policy came from the change itself" in out
 
 
+def test_the_adopting_pr_cannot_switch_protection_off_for_itself(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.write("train.py", TRAIN)
+    repo.commit("base without gradgate")
+    repo.branch("pr")
+    repo.write(".gradgate.yml", "always: []\nchecks:\n  protected:\n    markers: [NOTHING]\n")
+    repo.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
+    repo.commit("adopt gradgate, switch it off, edit a protected line")
+    code, out, _ = gate(repo, capsys=capsys)
+    assert code == 1, out
+    assert "train.py:1" in out and "NO_REFAC" in out
+    assert "the built-in `always: [protected]` and its markers still apply" in out
+
+
+def test_a_config_that_is_a_symlink_in_git_is_refused(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.write("policy.yml", POLICY)
+    (repo.root / ".gradgate.yml").symlink_to("policy.yml")
+    repo.write("train.py", TRAIN)
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("train.py", TRAIN + "X = 1\n")
+    repo.commit("change")
+    code, out, _ = gate(repo, capsys=capsys)
+    assert code == 2
+    assert ".gradgate.yml at base" in out and "it is a symbolic link in git" in out
+
+
+def test_a_base_config_that_is_not_utf8_is_an_error_not_the_defaults(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.write(".gradgate.yml", "# caf\xe9\nalways: []\n".encode("latin-1"))
+    repo.write("train.py", TRAIN)
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
+    repo.commit("change")
+    code, out, _ = gate(repo, "--format", "json", capsys=capsys)
+    data = json.loads(out)
+    assert (code, data["verdict"]) == (2, "error")
+    assert "not UTF-8 text (byte 5)" in data["error"]
+    assert data["error"].startswith(".gradgate.yml at base")
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "symlink", "directory", "huge"])
+def test_a_config_file_that_is_not_a_plain_small_file_is_refused_quickly(
+    project: GitRepo, tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    target = tmp_path / "policy.yml"
+    if kind == "fifo":
+        os.mkfifo(target)  # nothing ever writes: reading it would block for ever
+    elif kind == "dev-zero":
+        target = Path("/dev/zero")
+    elif kind == "symlink":
+        (tmp_path / "real.yml").write_text(POLICY)
+        target.symlink_to(tmp_path / "real.yml")
+    elif kind == "directory":
+        target.mkdir()
+    else:
+        target.write_text("# padding\n" * 200_000)
+    project.write("train.py", TRAIN + "X = 1\n")
+    project.commit("change")
+    code, out, _ = gate(project, "--config", str(target), capsys=capsys)
+    assert code == 2
+    expected = {
+        "fifo": "not a regular file",
+        "dev-zero": "not a regular file",
+        "symlink": "it is a symbolic link; name the file it points to",
+        "directory": "it is a directory",
+        "huge": "over gradgate's 1 MB limit for a config",
+    }[kind]
+    assert f"{target}: invalid config: " in out and expected in out
+
+
 def test_config_outside_the_repo_is_used_with_config_flag(
     repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -132,12 +211,95 @@ def test_unknown_revision_is_exit_2_with_a_message_not_a_traceback(
 
 
 def test_only_runs_the_named_check(project: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    project.write("train.py", TRAIN.replace("EPOCHS = 3", "EPOCHS = 5"))
+    project.commit("more epochs")
+    code, out, _ = gate(project, "--only", "protected", "--format", "json", capsys=capsys)
+    outcomes = {c["name"]: c["outcome"] for c in json.loads(out)["checks"]}
+    assert outcomes == {
+        "protected": "pass",
+        "gradient": "skipped",
+        "checkpoint": "skipped",
+        "config-docs": "skipped",
+        "api-contract": "skipped",
+    }
+    assert code == 0
+
+
+def test_only_a_check_the_change_does_not_require_is_an_error_with_advice(
+    project: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
     project.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
     project.commit("move runs")
-    code, out, _ = gate(project, "--only", "gradient", "--format", "json", capsys=capsys)
-    outcomes = {c["name"]: c["outcome"] for c in json.loads(out)["checks"]}
-    assert outcomes["protected"] == "skipped"
-    assert code == 0
+    code, out, _ = gate(project, "--only", "gradient", capsys=capsys)
+    assert code == 2
+    assert "gradgate could not decide" in out
+    assert "--only `gradient`: this change does not require it" in out
+    assert "gradgate plan" in out
+
+
+def test_default_base_that_is_the_head_itself_is_an_error_with_advice(
+    project: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.checkout("main")
+    code = main(["check", "--repo", str(project.root)])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert "the default base `main` is the head `HEAD` itself" in err and "--base" in err
+
+
+def test_a_head_that_is_an_ancestor_of_the_base_is_an_error_not_a_pass(
+    project: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.checkout("main")
+    project.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
+    project.commit("main moved on")
+    code = main(["check", "--repo", str(project.root), "--base", "main", "--head", "pr"])
+    out, _ = capsys.readouterr()
+    assert code == 2
+    assert "the head `pr` is already part of the base `main`" in out
+    assert "swap --base and --head" in out
+
+
+def test_any_unexpected_crash_exits_2_and_says_nothing_was_passed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gradgate.bot.doors.cli as cli
+
+    def crash(_: object) -> int:
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setitem(cli.COMMANDS, "schema", crash)
+    assert main(["schema"]) == 2
+    err = capsys.readouterr().err
+    assert "internal error: ZeroDivisionError: boom" in err and "nothing was passed" in err
+
+
+def test_a_deep_expression_in_a_changed_file_ends_in_a_report(
+    project: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.write("train.py", TRAIN + "x = " + "1+" * 50_000 + "1\n")
+    project.commit("deep")
+    code, out, err = gate(project, "--format", "json", capsys=capsys)
+    data = json.loads(out)
+    assert "internal error" not in err
+    assert (code, data["verdict"]) == (0, "success")
+    (protected,) = [c for c in data["checks"] if c["name"] == "protected"]
+    kinds = [f["kind"] for f in protected["findings"]]
+    assert kinds == ["protected-parsed-as-text", "zone-touched"]
+
+
+def test_a_file_name_that_is_not_utf8_ends_in_a_report(
+    project: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project.root / "caf\xe9.py".encode("latin-1").decode("utf-8", "surrogateescape")).write_bytes(
+        b"x = 1  # NO_REFAC\n"
+    )
+    project.commit("odd name")
+    for fmt in ("text", "markdown", "json"):
+        code, out, err = gate(project, "--format", fmt, capsys=capsys)
+        assert code == 0, err
+        assert "internal error" not in err
+    assert "caf\\xe9.py" in out or "caf\\udce9.py" in out
 
 
 def test_unknown_check_in_only_is_a_usage_error(
@@ -319,6 +481,29 @@ def test_progress_names_only_the_steps_that_are_slow() -> None:
         step("running protected")
         time.sleep(0.6)
     assert stream.getvalue() == "gradgate: running protected…\n"
+
+
+def test_deleting_only_a_marker_comment_is_caught_even_without_always(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.write(".gradgate.yml", "always: []\n" + POLICY.replace("version: 1\n", ""))
+    repo.write("train.py", "# NO_REFAC\nRUNS = 3\n")
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("train.py", "RUNS = 3\n")
+    repo.commit("drop the marker: a comment-only change")
+    code, out, _ = gate(repo, capsys=capsys)
+    assert code == 1, out
+    assert "protection removed" in out
+
+
+def test_control_characters_in_an_error_are_shown_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["plan", "--repo", str(tmp_path / "no\x1b[2Jrepo")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "\x1b" not in err and "no\\x1b[2Jrepo" in err
 
 
 def test_python_comes_from_the_flag_else_gradgate_python(

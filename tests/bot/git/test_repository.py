@@ -544,8 +544,8 @@ def test_a_parse_failure_mid_diff_reaches_the_caller_and_stops_git(
     started: list[gitcmd.Started] = []
     start = GitRepository._start
 
-    def recording_start(self: GitRepository, *args: str) -> gitcmd.Started:
-        started.append(start(self, *args))
+    def recording_start(self: GitRepository, *args: str, isolated: bool = False) -> gitcmd.Started:
+        started.append(start(self, *args, isolated=isolated))
         return started[-1]
 
     def parse_then_give_up(stream: IO[bytes]) -> tuple[FileChange, ...]:
@@ -825,3 +825,16 @@ def test_name_status_is_read_whole_however_git_cuts_its_output(
 def test_name_status_with_an_unknown_status_is_a_git_error() -> None:
     with pytest.raises(GitError, match="unexpected change status 'X'"):
         read_name_status(io.BytesIO(b"M\0a\0X\0b\0"))
+
+
+def test_attributes_a_pr_adds_in_the_checkout_do_not_change_the_diff(repo: GitRepo) -> None:
+    repo.write("a.py", "x = 1  # NO_REFAC\n")
+    base = repo.commit("base")
+    repo.write(".gitattributes", "*.py -diff\n*.md diff=evil\n")
+    repo.write("a.py", "x = 2  # NO_REFAC\n")
+    head = repo.commit("head: git would call a.py binary")  # checked out, as CI has it
+
+    change = next(c for c in GitRepository(repo.root).changes(base, head) if c.path == "a.py")
+    assert change.binary is False
+    assert change.old_lines == (LineSpan(1, 1),) and change.new_lines == (LineSpan(1, 1),)
+    assert (change.old_mode, change.new_mode) == ("100644", "100644")

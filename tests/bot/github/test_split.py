@@ -50,7 +50,7 @@ def test_a_body_that_fits_is_one_framed_part() -> None:
 
 def test_a_200_kb_report_splits_into_parts_that_fit_and_close_every_fence_and_fold() -> None:
     big = report(*(finding(i, details_lines=40) for i in range(1, 72)))
-    body = render(big, "markdown")
+    body = render(big, "markdown", limit=None)  # unbounded: what a split is for
     assert len(body) > 200_000
 
     parts = split_body(body, header=_header, footer=_footer)
@@ -68,7 +68,7 @@ def test_a_200_kb_report_splits_into_parts_that_fit_and_close_every_fence_and_fo
 
 
 def test_one_fold_larger_than_a_part_is_closed_and_reopened_across_parts() -> None:
-    body = render(report(finding(1, details_lines=3000)), "markdown")
+    body = render(report(finding(1, details_lines=3000)), "markdown", limit=None)
     assert len(body) > 2 * COMMENT_LIMIT
 
     parts = split_body(body, header=_header, footer=_footer)

@@ -44,3 +44,9 @@ def test_only_python_files_present_on_both_sides_can_be_non_semantic() -> None:
     assert not same_program("configs/train.yaml", b"a: 1\n", b"a: 1  # note\n")
     assert not same_program("models/new.py", None, BASE)
     assert not same_program("models/gone.py", BASE, None)
+
+
+@pytest.mark.parametrize("depth", [2_000, 50_000], ids=["dumps-too-deep", "parses-too-deep"])
+def test_an_expression_too_deep_to_compare_is_a_real_change_not_a_crash(depth: int) -> None:
+    source = ("x = " + "1+" * depth + "1\n").encode()
+    assert same_program("deep.py", source, source + b"# a comment\n") is False

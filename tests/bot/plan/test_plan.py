@@ -161,3 +161,18 @@ def test_one_real_change_in_the_zone_runs_the_model_checks() -> None:
     gradient = next(c for c in plan.checks if c.name == "gradient")
     assert gradient.run
     assert (gradient.reasons[0].path, gradient.reasons[0].more) == ("models/decoder.py", 0)
+
+
+def test_a_comment_only_change_never_skips_the_protected_check() -> None:
+    # Deleting a `# NO_REFAC` comment is exactly a comment-only change.
+    config = Config.model_validate(
+        {"always": [], "zones": [{"name": "m", "paths": ["models/**"], "checks": ["protected"]}]}
+    )
+    plan = make_plan(
+        config,
+        ["models/encoder.py"],
+        changed_files=1,
+        config_origin=ConfigOrigin.BASE,
+        non_semantic={"models/encoder.py"},
+    )
+    assert planned(plan, "protected") == (True, [ReasonKind.ZONE])

@@ -197,3 +197,23 @@ def test_matcher_agrees_with_pathspec_on_random_zones_and_paths(seed: int) -> No
         wrong = [p for p in paths if spec.match_file(p) != (p in got.get(z.name, ()))]
         assert not wrong, (z.paths, wrong[:5])
     assert len(matcher.slow) < len(zones) / 4  # the fast path is what this test exercises
+
+
+# Patterns whose regexes Python's backtracking `re` takes exponential (or high polynomial) time
+# on: each row ran for minutes before zone regexes were compiled for linear time.
+HOSTILE = [
+    (("*a*a*a*a*a*a*a*a*a*b",), "a" * 60, False),
+    (("*a*a*a*a*a*a*a*a*a*b",), "x/" + "a" * 60 + "b", True),
+    (("x/**/a/**/a/**/a/**/b",), "x/" + "a/" * 300 + "c", False),
+    (("[!a]*a*a*a*a*a*a*a*a*b",), "c" + "a" * 60, False),  # a `slow` zone: plain pathspec
+    (("*a*a*a*a*a*a*a*a*a*b",), "/" + "a" * 60, False),  # an odd path: plain pathspec too
+]
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(("patterns", "path", "inside"), HOSTILE)
+def test_hostile_patterns_match_in_linear_time(
+    patterns: tuple[str, ...], path: str, inside: bool
+) -> None:
+    matched = ZoneMatcher.compile([zone(*patterns)]).match([path])
+    assert bool(matched) is inside

@@ -11,13 +11,15 @@ from gradgate.bot.report.render import (
     COMMENT_MARKER,
     STATUS_LIMIT,
     Report,
+    as_json,
     render,
     status_descriptions,
 )
 from gradgate.bot.report.verdict import Verdict, verdict_for
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity, not_available
 
-GOLDEN = Path(__file__).parent / "golden"
+# GRADGATE_GOLDEN_DIR: another folder of golden files (the test of the update switch uses a copy).
+GOLDEN = Path(os.environ.get("GRADGATE_GOLDEN_DIR") or Path(__file__).parent / "golden")
 BASE = "1111111" + "a" * 33
 HEAD = "2222222" + "b" * 33
 
@@ -125,7 +127,14 @@ def test_rendered_report_matches_golden_file(name: str, fmt: str) -> None:
     golden = GOLDEN / f"{name}.{suffix}"
     rendered = render(CASES[name](), fmt)  # type: ignore[arg-type]
     if os.environ.get("GRADGATE_UPDATE_GOLDEN"):
+        changed = not golden.exists() or golden.read_text(encoding="utf-8") != rendered
         golden.write_text(rendered, encoding="utf-8")
+        # Fail anyway, so a regenerated golden file is always looked at before it passes.
+        pytest.fail(
+            f"GRADGATE_UPDATE_GOLDEN is set: rewrote {golden.name} "
+            f"({'changed' if changed else 'unchanged'}); review `git diff {golden}`, "
+            "then run the tests without it"
+        )
     assert rendered == golden.read_text(encoding="utf-8"), (
         f"regenerate with GRADGATE_UPDATE_GOLDEN=1 and review {golden}"
     )
@@ -193,3 +202,39 @@ def test_json_report_lists_every_check_with_its_outcome() -> None:
         3,
         "blocking",
     )
+
+
+def test_a_planned_check_without_a_result_is_shown_as_an_error_not_skipped() -> None:
+    planned = plan("models/a.py")  # protected and gradient run; no result came back
+    report = Report(verdict=verdict_for((), planned=[c.name for c in planned.to_run]), plan=planned)
+    assert report.verdict is Verdict.ERROR
+    outcomes = {c["name"]: c["outcome"] for c in as_json(report)["checks"]}
+    # (gradient is available since the gradient check landed: no result is an error for it too)
+    assert outcomes["protected"] == "error" and outcomes["gradient"] == "error"
+    assert outcomes["checkpoint"] == "skipped"
+    assert "| 💥 error |" in render(report, "markdown")
+
+
+def test_updating_golden_files_rewrites_them_and_still_fails_the_run(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    golden = tmp_path / "golden"
+    shutil.copytree(GOLDEN, golden)
+    (golden / "failure.md").write_text("stale\n", encoding="utf-8")
+    env = {**os.environ, "GRADGATE_UPDATE_GOLDEN": "1", "GRADGATE_GOLDEN_DIR": str(golden)}
+    only = ("-k", "matches_golden_file")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, *only],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode != 0, done.stdout  # a regenerated golden is always looked at
+    assert "GRADGATE_UPDATE_GOLDEN is set: rewrote failure.md (changed)" in done.stdout
+    assert "rewrote success-adopting.md (unchanged)" in done.stdout
+    for path in GOLDEN.iterdir():  # the copy now holds what the code renders
+        assert (golden / path.name).read_text(encoding="utf-8") == path.read_text(encoding="utf-8")

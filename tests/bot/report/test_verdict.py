@@ -37,3 +37,13 @@ def test_an_error_outside_the_checks_is_never_success() -> None:
 )
 def test_exit_codes(verdict: Verdict, code: int) -> None:
     assert verdict.exit_code == code
+
+
+def test_a_planned_check_without_a_result_is_an_error_never_success() -> None:
+    ran = results(Outcome.PASS)  # c0 passed; c1 was planned and its result was lost
+    assert verdict_for(ran, planned=("c0", "c1")) is Verdict.ERROR
+    assert verdict_for(ran, planned=("c0",)) is Verdict.SUCCESS
+
+
+def test_a_failure_still_outranks_a_lost_result() -> None:
+    assert verdict_for(results(Outcome.FAIL), planned=("c0", "c9")) is Verdict.FAILURE

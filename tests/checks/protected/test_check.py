@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 import pytest
@@ -22,8 +22,11 @@ def pull_request(
     markers: tuple[str, ...] | None = None,
     zones: Mapping[str, tuple[str, ...]] | None = None,
     binary_from_git: bool = True,
+    all_binary: bool = False,
+    then: Callable[[], None] | None = None,
 ) -> CheckResult:
-    """Commit ``base`` on main, then on a branch apply ``moves`` and ``head`` (None deletes)."""
+    """Commit ``base`` on main, then on a branch apply ``moves`` and ``head`` (None deletes),
+    and ``then``. ``binary_from_git=False``/``all_binary=True``: as if git had said otherwise."""
     for path, text in base.items():
         repo.write(path, text)
     base_sha = repo.commit("base")
@@ -35,12 +38,14 @@ def pull_request(
             repo.remove(path)
         else:
             repo.write(path, content)
+    if then is not None:
+        then()
     head_sha = repo.commit("pr")
     settings = ProtectedSettings() if markers is None else ProtectedSettings(markers=markers)
     with GitRepository(repo.root) as git:
         changes = git.changes(base_sha, head_sha)
-        if not binary_from_git:  # as if git had not flagged binaries: the check sniffs bytes
-            changes = tuple(replace(c, binary=False) for c in changes)
+        if not binary_from_git or all_binary:  # the check must decide from the bytes
+            changes = tuple(replace(c, binary=all_binary) for c in changes)
         ctx = CheckContext(
             base_sha=base_sha,
             head_sha=head_sha,
@@ -402,14 +407,27 @@ def test_binary_files_in_the_diff_are_skipped_quietly(repo: GitRepo, binary_from
     assert result.outcome is Outcome.PASS
 
 
-def test_undecodable_and_huge_files_are_noted_not_scanned(repo: GitRepo) -> None:
+def test_protected_files_unreadable_at_base_block_rather_than_pass(repo: GitRepo) -> None:
     latin1 = "X = 'caf\xe9'  # NO_REFAC\n".encode("latin-1")
     huge = "# NO_REFAC\n" + "x = 1\n" * 400_000
     result = pull_request(
         repo, {"a.py": latin1, "big.py": huge}, {"a.py": latin1 + b"Y = 1\n", "big.py": huge + "\n"}
     )
 
-    assert [f.kind for f in result.findings] == ["protected-file-skipped"] * 2
-    assert "not UTF-8" in result.findings[0].message
-    assert "over the 2 MB limit" in result.findings[1].message
+    kinds = [(f.kind, f.severity) for f in result.findings]
+    assert kinds == [("protected-file-unreadable", Severity.BLOCKING)] * 2
+    assert "mentions a marker at base, but it is not UTF-8 text (byte 8)" in (
+        result.findings[0].message
+    )
+    assert "over the 2 MB limit there" in result.findings[1].message
+    assert result.outcome is Outcome.FAIL
+    assert result.summary == "2 protected files unreadable"
+
+
+def test_a_new_file_that_cannot_be_read_is_only_noted(repo: GitRepo) -> None:
+    latin1 = "X = 'caf\xe9'  # NO_REFAC\n".encode("latin-1")
+    result = pull_request(repo, {"other.py": "Y = 1\n"}, {"a.py": latin1})
+
+    finding = only(result, "protected-file-skipped")
+    assert "not UTF-8 text (byte 8) at head" in finding.message
     assert result.outcome is Outcome.PASS
