@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gradgate.bot.config.model import Zone
+from gradgate.bot.config.zone import Zone
 from gradgate.bot.plan.safe_regex import compile_linear
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 from pathspec.util import NORMALIZE_PATH_SEPS

@@ -1,9 +1,30 @@
 """Pure zone matching: changed paths -> the zones they fall in, exactly as pathspec says.
 
-Asked per zone and path, a 100,000-path diff and 500 patterns is 50M regex calls. `zone_index`
-cuts every pattern into a directory half and a name half; here each distinct directory gets a
-state (the tests that hold for it, found once and inherited by its subdirectories), each distinct
-name a class, and a (state, class) pair whose halves meet in one zone is resolved once.
+Asked per zone and path, a 100,000-path diff and 500 patterns is 50M regex calls. Instead:
+
+1. ``zone_index`` cuts every pattern's pathspec regex in two: what the *directory* part of a
+   path decides ("<dir>/" matches `src/**/`) and what the *name* decides (`*.py`). Patterns that
+   do not cut cleanly send their zone to plain pathspec (``ZoneMatcher.slow``).
+2. Each distinct directory gets a **state** (``_Side``): the rules that matched it or one of its
+   parents (inherited, so computed once per directory from its parent's), and the **parts** --
+   directory halves of name patterns -- that hold for it.
+3. Each distinct name gets a **class** (``_Side`` too): its rules are chosen by its suffix
+   (`.py`), or by the name itself when a pattern names it literally or holds a literal inside
+   it (``PatternIndex.special`` / ``needles``). Names with the same rules share a class.
+4. A path's zones are its state's zones plus its class's -- unless both decide something in the
+   same zone (their ``mask`` bits meet): then the winning rule (pathspec's: highest priority,
+   then last) is resolved once per (state, class) pair and memoised (``_Side.memo``).
+
+So the hot loop in ``ZoneMatcher.match`` is a few dict lookups per path, and the regexes run
+once per distinct directory or name. Words used below:
+
+    rule      one pattern of one zone: (zone, priority rank, includes?) in ``PatternIndex.rules``
+    win       zone -> its winning rule so far, for a state or a class
+    part      the directory half of a name pattern, shared by the classes that need it
+    mask      bits: the zones a side decides in (then, shifted, the zones of its parts)
+    adds      the ``list.append`` of each zone a path with this state and class belongs to
+    odd       the side for paths the index does not model (leading "/", "//", newlines): such a
+              path is asked of pathspec itself
 """
 
 from __future__ import annotations
@@ -15,13 +36,13 @@ from itertools import islice
 from operator import lt
 
 import pathspec
-from gradgate.bot.config.model import Zone
+from gradgate.bot.config.zone import Zone
 from gradgate.bot.plan.safe_regex import compile_linear
 from gradgate.bot.plan.zone_index import NONE, ROOT, DirTest, PatternIndex, index_zones
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 Adds = tuple[Callable[[str], None], ...]  # the `list.append` of each zone a path is in
-_Cands = tuple[list[DirTest], list[DirTest], tuple[tuple[str, ...], tuple[str, ...]]]
+_Candidates = tuple[list[DirTest], list[DirTest], tuple[tuple[str, ...], tuple[str, ...]]]
 
 
 @dataclass(slots=True, eq=False)
@@ -50,31 +71,31 @@ class _Dir:
     plain: _Dir | None = None  # shared by its subdirectories where nothing ends
 
 
-class _Run:
+class _MatchRun:
     """One `match` call: its memo tables per directory, name, state and class."""
 
     def __init__(
-        self, ix: PatternIndex, found: list[list[str]], exact: Callable[[str], None]
+        self, index: PatternIndex, found: list[list[str]], exact: Callable[[str], None]
     ) -> None:
-        self.ix, self.found, self.exact = ix, found, exact
+        self.index, self.found, self.exact = index, found, exact
         self.appends = [f.append for f in found]
         self.odd = _Side({}, NONE, -1, NONE, (exact,))
         self.states: dict[tuple[frozenset[int], frozenset[int]], _Side] = {}
         self.classes: dict[frozenset[int], _Side] = {}
         self.keys: dict[object, _Side] = {}
         self.dirnames: dict[str, frozenset[int]] = {}
-        self.cands: dict[tuple[str, frozenset[int], bool], _Cands] = {}
+        self.cands: dict[tuple[str, frozenset[int], bool], _Candidates] = {}
         self.dirs = {"": _Dir({}, NONE, NONE, [], state=self._state({}, NONE, frozenset({ROOT})))}
 
     def _best(self, win: dict[int, int], rules: Iterable[int]) -> dict[int, int]:
         for r in rules:
-            zone, rank, _ = self.ix.rules[r]
-            if (now := win.get(zone)) is None or rank > self.ix.rules[now][1]:
+            zone, rank, _ = self.index.rules[r]
+            if (now := win.get(zone)) is None or rank > self.index.rules[now][1]:
                 win[zone] = r
         return win
 
     def _side(self, win: dict[int, int], more: Iterable[int], **fields: object) -> _Side:
-        inc = frozenset(z for z, r in win.items() if self.ix.rules[r][2])
+        inc = frozenset(z for z, r in win.items() if self.index.rules[r][2])
         mask = sum(1 << z for z in win) | sum(1 << z for z in set(more)) << len(self.found)
         adds = tuple([self.appends[z] for z in inc])
         zones = frozenset((*win, *more))
@@ -82,7 +103,7 @@ class _Run:
 
     def _state(self, win: dict[int, int], key: frozenset[int], parts: frozenset[int]) -> _Side:
         if (st := self.states.get((key, parts))) is None:
-            more = [z for x in parts for z in self.ix.part_zones.get(x, ())]
+            more = [z for x in parts for z in self.index.part_zones.get(x, ())]
             st = self.states[key, parts] = self._side(win, more, parts=parts)
         return st
 
@@ -118,7 +139,7 @@ class _Run:
     def _child(self, info: _Dir, d: str) -> _Dir:
         slash, name = d + "/", d[d.rfind("/") + 1 :]
         if (ids := self.dirnames.get(name)) is None:
-            ids = self.dirnames[name] = self.ix.dirnames.classify(name)
+            ids = self.dirnames[name] = self.index.dirnames.classify(name)
         key = (d[: d.find("/") + 1] or slash, ids, "/" in d)
         tests, flat, tails = self.cands.get(key) or self._cands(*key)
         if slash.endswith(tails[0]) and (  # one `endswith` for all, first
@@ -137,28 +158,28 @@ class _Run:
             info.plain = _Dir(info.win, info.key, info.deep, [])
         return info.plain
 
-    def _cands(self, top: str, ids: frozenset[int], deeper: bool) -> _Cands:
+    def _cands(self, top: str, ids: frozenset[int], deeper: bool) -> _Candidates:
         """The tests and flat parts (and tails) that may end at a directory named like `ids`."""
         last = ids if deeper else (*ids, -1)  # `*/**` matches "/": at every top directory
         tests, flat = (
             [t for n in last for t in by.get(n, ()) if _allows(t.lit, top)]
-            for by in self.ix.by_last
+            for by in self.index.by_last
         )
         tails = (tuple({t.tail for t in tests}), tuple({t.tail for t in flat}))
         self.cands[top, ids, deeper] = (tests, flat, tails)
         return tests, flat, tails
 
-    def cls(self, key: str | tuple[str]) -> _Side:
+    def name_class(self, key: str | tuple[str]) -> _Side:
         """The class of the names with this key: a last-dot suffix, or (a special name,)."""
-        ix, name = self.ix, key[0] if isinstance(key, tuple) else key
+        index, name = self.index, key[0] if isinstance(key, tuple) else key
         if not name or "\n" in name:  # "a/": no name; "a\n": `$` matches before the newline
             return self.odd
-        names = ix.names.classify(name, special=isinstance(key, tuple))
+        names = index.names.classify(name, special=isinstance(key, tuple))
         if names not in self.classes:
-            full = [rx for n in names for rx in ix.full.get(n, ())]
-            win = self._best(self._best({}, ix.always), [r for r, x in full if x < 0])
+            full = [rx for n in names for rx in index.full.get(n, ())]
+            win = self._best(self._best({}, index.always), [r for r, x in full if x < 0])
             cond = [(r, x) for r, x in full if x >= 0]
-            more = [ix.rules[r][0] for r, _ in cond]
+            more = [index.rules[r][0] for r, _ in cond]
             self.classes[names] = self._side(win, more, cond=cond)
         c = self.keys[key] = self.classes[names]
         return c
@@ -166,7 +187,7 @@ class _Run:
     def adds(self, st: _Side, key: str | tuple[str]) -> Adds:
         """The zones of the files in a directory of state `st` whose names have this key."""
         if (c := self.keys.get(key)) is None:
-            c = self.cls(key)
+            c = self.name_class(key)
         if not st.mask & c.mask:  # they decide in different zones: each its own
             return st.adds + c.adds
         if (adds := st.memo.get(c)) is None:  # both decide something in one zone: resolve once
@@ -180,7 +201,7 @@ class _Run:
         both = st.zones & c.zones  # (a part's rules' zones are in `st.zones` already)
         rules = [side.win[z] for side in (st, c) for z in both if z in side.win]
         win = self._best({}, rules + [r for r, x in c.cond if x in st.parts])
-        out = {z for z, r in win.items() if self.ix.rules[r][2]}
+        out = {z for z, r in win.items() if self.index.rules[r][2]}
         return tuple([self.appends[z] for z in out | (st.inc - c.zones) | (c.inc - st.zones)])
 
 
@@ -236,7 +257,7 @@ class ZoneMatcher:
                 if self.specs[z].match_file(path):
                     found[z].append(path)
 
-        run = _Run(self.index, found, exact)
+        run = _MatchRun(self.index, found, exact)
         special, needles = self.index.special, self.index.needles
         last, st = None, run.odd
         for p in unique:  # the hot loop: a few dict lookups per path

@@ -73,6 +73,7 @@ def _environment() -> jinja2.Environment:
         md_code=escape.md_code,
         md_text=escape.md_text,
         md_owner=escape.md_owner,
+        mermaid_label=escape.mermaid_label,
         plain=escape.plain,
         code=escape.code,
         url_path=escape.url_path,

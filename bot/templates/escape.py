@@ -59,6 +59,13 @@ def md_escape(value: object, *, mentions: bool = False) -> str:
     return text if mentions else text.replace("@", "@" + _ZWSP)
 
 
+def mermaid_label(value: object, *, limit: int = 40) -> str:
+    """A label inside a Mermaid chart's double quotes: no quote, backtick, bracket or line break
+    can end the string or the block, and a long name is cut."""
+    text = re.sub(r'["`\[\]{}<>;]', "_", plain(value))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def md_owner(value: object) -> str:
     return md_escape(value, mentions=True)
 

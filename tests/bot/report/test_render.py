@@ -209,7 +209,6 @@ def test_a_planned_check_without_a_result_is_shown_as_an_error_not_skipped() -> 
     report = Report(verdict=verdict_for((), planned=[c.name for c in planned.to_run]), plan=planned)
     assert report.verdict is Verdict.ERROR
     outcomes = {c["name"]: c["outcome"] for c in as_json(report)["checks"]}
-    # (gradient is available since the gradient check landed: no result is an error for it too)
     assert outcomes["protected"] == "error" and outcomes["gradient"] == "error"
     assert outcomes["checkpoint"] == "skipped"
     assert "| 💥 error |" in render(report, "markdown")
