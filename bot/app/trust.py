@@ -48,13 +48,11 @@ def needs_gpu(settings: CheckSettings, *, auto_to_gpu: bool) -> bool:
 def runs_without_user_code(check: str) -> bool:
     """A code-running check with a static part runs that part at once for an untrusted PR.
 
-    Issue 14 lists "checkpoint metadata" among the checks that run right away. The checkpoint
-    check (its own issue) opts in by setting the class attribute ``runs_without_user_code =
-    True`` and, when ``ctx.user_code`` is False, doing only what reads files (state-dict keys,
-    shapes and dtypes from safetensors headers, without unpickling or importing the PR's code)
-    and never calling ``run_user_code``, which refuses then. Its result is then FAIL if the
-    static part already found a regression, else WAITING (never PASS: the part that loads the
-    model has not run), so the verdict stays pending until `/ok-to-test`."""
+    A check opts in with the class attribute ``runs_without_user_code = True`` and, when
+    ``ctx.user_code`` is False, does only what reads files and never calls ``run_user_code``
+    (which refuses then). The checkpoint check does: it reads its references (safetensors
+    headers, pickle opcodes) and fails if the PR broke one, else waits (never passes: the
+    part that loads the model has not run), so the verdict stays pending until `/ok-to-test`."""
     return bool(getattr(REGISTRY.get(check), "runs_without_user_code", False))
 
 
