@@ -22,7 +22,14 @@ from gradgate.bot.config.model import CONFIG_FILENAME, Config, config_hash, load
 from gradgate.bot.deadline import TimedOut, within
 from gradgate.bot.git.repository import GitRepository
 from gradgate.bot.plan.comment_only import MAX_FILES
-from gradgate.bot.plan.plan import ConfigOrigin, Plan, changed_paths, make_plan, zones_for_check
+from gradgate.bot.plan.plan import (
+    ConfigOrigin,
+    Plan,
+    PlannedCheck,
+    changed_paths,
+    make_plan,
+    zones_for_check,
+)
 from gradgate.bot.plan.python_edits import PYTHON, PythonEdits, classify
 from gradgate.bot.plan.unmatched import Tracked, unmatched
 from gradgate.bot.plan.zones import ZoneMatcher
@@ -30,12 +37,15 @@ from gradgate.bot.report.lines import diff_lines
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks import REGISTRY
-from gradgate.checks.base import CheckContext, CheckResult, Outcome, not_available
+from gradgate.checks.base import CheckContext, CheckResult, CheckSettings, Outcome, not_available
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import GradgateError, UsageError
 from gradgate.checks.sandbox.isolation import weakest
 
 Progress = Callable[[str], None]
+# Step 5's gate (App mode): a planned check and its settings -> why it must wait instead of
+# running now (the words for its status), or None to run it.
+Hold = Callable[[PlannedCheck, CheckSettings], str | None]
 
 
 def _quiet(_: str) -> None:
@@ -56,6 +66,7 @@ class Request:
     sandbox_default: Literal["auto", "require"] = "auto"
     # The door's options that change the result, which a CLI report's re-run hint repeats.
     options: tuple[str, ...] = ()
+    user_code: bool = True  # False: the PR's code may not run (App mode, untrusted author)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,8 +284,13 @@ def interpreter(request: Request, config: Config, repo_root: Path) -> str | None
     return str(repo_root / configured)
 
 
-def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
-    """Steps 1-7. Raises GradgateError only before a plan exists; doors turn it into a report."""
+def run_request(
+    request: Request, *, progress: Progress = _quiet, hold: Hold | None = None
+) -> Report:
+    """Steps 1-7. Raises GradgateError only before a plan exists; doors turn it into a report.
+
+    ``hold`` (App mode) may keep a check waiting instead of running it now.
+    """
     planned = plan_request(request, for_checks=True, progress=progress)
     results = []
     python = interpreter(request, planned.policy.config, planned.repo.root)
@@ -282,6 +298,11 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
     config_dir = None if request.config_file is None else request.config_file.parent.resolve()
     sandbox = planned.policy.config.sandbox or request.sandbox_default
     for check in planned.plan.to_run:  # 5 run
+        settings = planned.policy.config.settings_for(check.name)
+        waiting = hold(check, settings) if hold is not None else None
+        if waiting is not None:
+            results.append(CheckResult(check=check.name, outcome=Outcome.WAITING, summary=waiting))
+            continue
         progress(f"running {check.name}")
         # Its own repository object: one that timed out may still be reading from its own.
         with GitRepository(planned.repo.root) as source:
@@ -290,12 +311,13 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
                 head_sha=planned.head_sha,
                 changes=planned.changes,
                 source=source,
-                settings=planned.policy.config.settings_for(check.name),
+                settings=settings,
                 zones=zones_for_check(planned.plan, check.name),
                 python=python,
                 model=planned.policy.config.model,
                 config_dir=config_dir,
                 sandbox=sandbox,
+                user_code=request.user_code,
             )
             results.append(run_check(check.name, ctx))
     planned_names = [check.name for check in planned.plan.to_run]

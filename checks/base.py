@@ -27,6 +27,9 @@ class Outcome(StrEnum):
     # The check is required by the config but this version of gradgate cannot run it.
     # Never counted as a pass.
     UNAVAILABLE = "unavailable"
+    # Not run yet, on purpose: it runs PR code and waits for a trusted /ok-to-test, or it waits
+    # for a GPU worker (App mode). Never counted as a pass; the status stays pending.
+    WAITING = "waiting"
 
 
 class Severity(StrEnum):
@@ -168,6 +171,10 @@ class CheckContext:
     sandbox: SandboxMode = "auto"
     # run_user_code appends how each of this check's sandbox runs was isolated.
     isolations: list[Isolation] = field(default_factory=list)
+    # False: the PR's author is not trusted yet (App mode, no /ok-to-test). A check that sets
+    # ``runs_without_user_code = True`` is still run then and must do only its static part;
+    # ``run_user_code`` refuses to start the sandbox.
+    user_code: bool = True
 
 
 class Check(Protocol):

@@ -37,4 +37,13 @@ ln -sfn ../../../checks build/typecheck/gradgate/checks
 .venv/bin/check-jsonschema -q --builtin-schema vendor.github-actions action.yml
 .venv/bin/check-jsonschema -q --builtin-schema vendor.github-workflows .github/workflows/*.yml
 .venv/bin/zizmor -q --offline action.yml .github/workflows/
+# The App's multi-worker tests run a real redis-server. Where this script may install packages
+# (root with apt-get, as in CI on a fresh Debian), it installs one and those tests must run:
+# GRADGATE_TEST_REDIS=required makes them fail, not skip, without it.
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    if ! command -v redis-server >/dev/null; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+    fi
+    export GRADGATE_TEST_REDIS=required
+fi
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

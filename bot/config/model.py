@@ -1,6 +1,6 @@
 """`.gradgate.yml` text -> a frozen, validated Config; unknown keys rejected; errors name key, line.
 
-Zone, Config, ChecksConfig   the models: what a valid `.gradgate.yml` holds
+Config, ChecksConfig         the models: what a valid `.gradgate.yml` holds (Zone: `zone`)
 ReportConfig, ReviewMode     how results are reported on GitHub (`report:`)
 load_config(text)            YAML (`yaml_lines`) -> the models -> Config, or one ConfigError
                              listing every problem by key path and line (`errors`)
@@ -13,27 +13,23 @@ bot.config.starter.
 from __future__ import annotations
 
 import hashlib
-import re
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from gradgate.bot.config.errors import (
     config_error,
-    did_you_mean,
     top_level_problem,
     validation_problems,
 )
-from gradgate.bot.config.patterns import gitignore_regex
 from gradgate.bot.config.yaml_lines import read_marked
+from gradgate.bot.config.zone import CheckName, GitignorePattern, Zone, known_check
 from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckSettings
 from gradgate.checks.model.spec import ModelSpec
 from pydantic import (
-    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
     ValidationError,
-    WithJsonSchema,
     create_model,
     field_validator,
 )
@@ -43,77 +39,6 @@ CONFIG_FILENAME = ".gradgate.yml"
 DEFAULT_RUNNER: tuple[str, ...] = ("ubuntu-latest",)  # GitHub's hosted Linux runner
 
 _FROZEN = ConfigDict(extra="forbid", frozen=True)
-
-
-def _known_check(name: str) -> str:
-    if name not in REGISTRY:
-        known = ", ".join(REGISTRY)
-        raise ValueError(
-            f"unknown check `{name}`{did_you_mean(name, REGISTRY)} (known checks: {known})"
-        )
-    return name
-
-
-def _gitignore_pattern(pattern: str) -> str:
-    # The pattern as `GitIgnoreSpec.from_lines` compiles it, without building a whole spec (its
-    # matching backend) per pattern and per zone: ~25 ms on a 500-pattern config, every plan.
-    try:
-        if not pattern:  # from_lines skips "" (it would match nothing); a zone must not
-            raise ValueError(pattern)
-        regex, include = gitignore_regex(pattern)
-        if regex is not None:
-            re.compile(regex)  # as GitIgnoreSpecPattern(pattern) would
-    except (ValueError, re.error):  # re.error for [z-a]
-        raise ValueError(f"`{pattern}` is not a valid gitignore pattern") from None
-    if include is None:  # gitignore syntax silently ignores the line
-        if not pattern.strip():
-            raise ValueError("a pattern must not be blank")
-        if pattern.startswith("#"):
-            raise ValueError(
-                f"`{pattern}` is a comment in gitignore syntax and matches nothing; "
-                f"write `\\{pattern}` to match a name that starts with `#`"
-            )
-        raise ValueError(f"`{pattern}` is not a valid gitignore pattern; it would match nothing")
-    return pattern
-
-
-CheckName = Annotated[
-    str, AfterValidator(_known_check), WithJsonSchema({"type": "string", "enum": list(REGISTRY)})
-]
-GitignorePattern = Annotated[str, AfterValidator(_gitignore_pattern)]
-
-
-class Zone(BaseModel):
-    """A named set of paths and the checks a change inside it requires."""
-
-    model_config = _FROZEN
-
-    name: str = Field(
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
-        description="Zone name: letters, digits, `_`, `.` and `-`; unique in the file.",
-    )
-    paths: tuple[GitignorePattern, ...] = Field(
-        min_length=1,
-        description="gitignore-style patterns; a leading `!` excludes inside the zone.",
-    )
-    checks: tuple[CheckName, ...] = Field(
-        default=(), description="Checks required when any file of the zone changes."
-    )
-    owners: tuple[str, ...] = Field(default=(), description="Teams or users, e.g. `@ml-team`.")
-    description: str | None = Field(
-        default=None, description="What the zone holds and why it is protected, for the report."
-    )
-
-    @field_validator("paths")
-    @classmethod
-    def _includes_something(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        # Each pattern is valid by now, so pathspec's own rule applies: a leading `!` excludes.
-        if all(p.startswith("!") for p in value):
-            raise ValueError(
-                "every pattern starts with `!`, which only excludes; "
-                "add at least one pattern that includes files"
-            )
-        return value
 
 
 class GradientSensitive(BaseModel):
@@ -228,7 +153,7 @@ class Config(BaseModel):
     def _runner_names(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
         for name, labels in value.items():
             if name != "default":
-                _known_check(name)
+                known_check(name)
             if not labels or not all(label.strip() for label in labels):
                 raise ValueError(f"`{name}` needs at least one runner label, none of them blank")
         return value

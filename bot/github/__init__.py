@@ -1,9 +1,10 @@
 """The GitHub door's parts: reporting to GitHub and reading what GitHub sends.
 
 ports.py      the narrow interface gradgate needs from GitHub, and its plain values
-client.py     that interface over PyGithub: the only module that imports it
+client.py     that interface over PyGithub, and a GitHub App's installation tokens: the only
+              module that imports PyGithub
 events.py     an Action's event payload -> what to do (pure)
-commands.py   `/recheck` in a comment, and who may use it (pure)
+commands.py   `/recheck` (and the App's `/ok-to-test`) in a comment, and who may use it (pure)
 split.py      a report too long for one comment -> numbered parts (pure)
 sticky.py     the one sticky comment: find it, stamp it, decide create/edit/recreate (pure)
 statuses.py   the commit statuses of a plan or a report (pure)
@@ -15,5 +16,6 @@ workflows.py  the workflows `gradgate init --workflows` writes
 outcome.py    check runs where the token allows, else statuses: the I/O, through the port
 publish.py    the comment and the outcome, never stale: the I/O, through the port
 reviewer.py   that review submitted and the previous one cleared: the I/O, through the port
-recheck.py    a `/recheck` comment -> 👀 and a re-run, or one polite refusal: the I/O
+recheck.py    a `/recheck` comment -> 👀 and a re-run, or one polite refusal: the I/O; the
+              replies the App gives to commands too
 """

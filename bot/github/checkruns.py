@@ -9,6 +9,8 @@ the statement as it was) is marked on its statement's head line, where it has on
 
 from __future__ import annotations
 
+from typing import Any
+
 from gradgate.bot.github.ports import Annotation, CheckRun
 from gradgate.bot.github.statuses import final_statuses, pending_statuses
 from gradgate.bot.plan.plan import Plan
@@ -17,16 +19,19 @@ from gradgate.bot.templates import render_template
 from gradgate.checks.base import Finding, Outcome, Severity
 
 SUMMARY_LIMIT = 65_535  # GitHub's limit on a check run's output.summary
-# Never "success" for an error: a check run's conclusion is what a required check reads.
-_CONCLUSION = {
+ANNOTATIONS_PER_REQUEST = 50  # GitHub's limit for one create or update of a check run
+# Never "success" for an error: a check run's conclusion is what a required check reads. A
+# check that waits (App mode: for /ok-to-test or a GPU worker) stays in progress (None).
+_CONCLUSION: dict[Outcome, str | None] = {
     Outcome.PASS: "success",
     Outcome.WARN: "neutral",
     Outcome.FAIL: "failure",
     Outcome.ERROR: "failure",
     Outcome.UNAVAILABLE: "failure",
     Outcome.SKIPPED: "skipped",
+    Outcome.WAITING: None,
 }
-_VERDICT = {"success": "success", "failure": "failure", "error": "failure"}
+_VERDICT = {"success": "success", "failure": "failure", "error": "failure", "pending": None}
 _LEVEL = {Severity.BLOCKING: "failure", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
 
@@ -108,3 +113,40 @@ def annotation(finding: Finding) -> Annotation | None:
         message=finding.message,
         title=finding.kind,
     )
+
+
+# -- the REST request bodies (client.py sends them) ---------------------------------------------
+
+
+def batches(run: CheckRun) -> list[tuple[Annotation, ...]]:
+    """The annotations in GitHub's batches: the first with the create, the rest appended."""
+    a = run.annotations
+    return [a[i : i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(a), ANNOTATIONS_PER_REQUEST)]
+
+
+def request_state(run: CheckRun) -> dict[str, Any]:
+    state: dict[str, Any] = {"status": "in_progress"}
+    if run.conclusion is not None:
+        state = {"status": "completed", "conclusion": run.conclusion}
+    if run.details_url:
+        state["details_url"] = run.details_url
+    if run.external_id:
+        state["external_id"] = run.external_id
+    return state
+
+
+def request_output(run: CheckRun, annotations: tuple[Annotation, ...]) -> dict[str, Any]:
+    output: dict[str, Any] = {"title": run.title, "summary": run.summary}
+    if annotations:
+        output["annotations"] = [
+            {
+                "path": a.path,
+                "start_line": a.start_line,
+                "end_line": a.end_line,
+                "annotation_level": a.level,
+                "message": a.message,
+                **({"title": a.title} if a.title else {}),
+            }
+            for a in annotations
+        ]
+    return output

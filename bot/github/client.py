@@ -1,4 +1,5 @@
-"""The only PyGithub importer: ``GitHubClient`` implements ``GitHubPort`` over the REST API.
+"""The only PyGithub importer: ``GitHubClient`` implements ``GitHubPort`` over the REST API;
+``AppTokens`` gets a GitHub App's installation tokens.
 
 PyGithub does the HTTP, the paging (``per_page=100``) and the retrying (``GithubRetry``: 5xx,
 and 403/429 rate limits honouring ``Retry-After``, with exponential backoff). This module turns
@@ -8,17 +9,19 @@ into one ``GitHubError``: a call that failed can never read as a success.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
 
 import requests
-from github import Auth, Github, GithubException, GithubRetry
+from github import Auth, Github, GithubException, GithubIntegration, GithubRetry
 from github.IssueComment import IssueComment
 from github.Repository import Repository
+from gradgate.bot.github.checkruns import batches, request_output, request_state
 from gradgate.bot.github.ports import (
-    Annotation,
     CheckRun,
     Comment,
     PullRequest,
@@ -27,7 +30,7 @@ from gradgate.bot.github.ports import (
     Status,
     WorkflowRun,
 )
-from gradgate.checks.errors import GitHubError
+from gradgate.checks.errors import GitHubError, UsageError
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +117,7 @@ class GitHubClient:
                 head_repo=head_repo.full_name if head_repo is not None else None,
                 author=pr.user.login,
                 state=pr.state,
+                base_ref=pr.base.ref,
             )
 
     def comments(self, number: int) -> list[Comment]:
@@ -160,21 +164,21 @@ class GitHubClient:
 
     def create_check_run(self, sha: str, run: CheckRun) -> int:
         with _call(f"create check run `{run.name}` on {sha[:7]}"):
-            first, *rest = _batches(run) or [()]
+            first, *rest = batches(run) or [()]
             made = self._repo.create_check_run(
-                name=run.name, head_sha=sha, output=_output(run, first), **_state(run)
+                name=run.name, head_sha=sha, output=request_output(run, first), **request_state(run)
             )
             for batch in rest:  # GitHub takes 50 annotations a request, appending each batch
-                made.edit(output=_output(run, batch))
+                made.edit(output=request_output(run, batch))
             return made.id
 
     def update_check_run(self, run_id: int, run: CheckRun) -> None:
         with _call(f"update check run `{run.name}`"):
             check_run = self._repo.get_check_run(run_id)
-            first, *rest = _batches(run) or [()]
-            check_run.edit(output=_output(run, first), **_state(run))
+            first, *rest = batches(run) or [()]
+            check_run.edit(output=request_output(run, first), **request_state(run))
             for batch in rest:
-                check_run.edit(output=_output(run, batch))
+                check_run.edit(output=request_output(run, batch))
 
     def permission(self, login: str) -> str:
         with _call(f"read the permission of @{login}"):
@@ -261,40 +265,84 @@ class GitHubClient:
         return self._repo.get_issue(number).get_comment(comment_id)
 
 
-ANNOTATIONS_PER_REQUEST = 50  # GitHub's limit for one create or update of a check run
+# An installation token lives an hour. One is used again only while it has this long left, so
+# a token handed to a job never runs out while the job fetches or publishes with it.
+TOKEN_MARGIN_S = 15 * 60
+# What each use of a token may do; GitHub caps it at what the App was granted (app-manifest.json).
+FETCH: Mapping[str, str] = {"contents": "read"}
+PUBLISH: Mapping[str, str] = {
+    "contents": "read",
+    "pull_requests": "write",
+    "issues": "write",
+    "statuses": "write",
+    "checks": "write",
+}
 
 
-def _batches(run: CheckRun) -> list[tuple[Annotation, ...]]:
-    a = run.annotations
-    return [a[i : i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(a), ANNOTATIONS_PER_REQUEST)]
+@dataclass(frozen=True, slots=True)
+class AppCredentials:
+    api_url: str
+    app_id: str
+    private_key: str  # PEM, as GitHub hands it out
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    timeout_s: int = 30
 
 
-def _state(run: CheckRun) -> dict[str, Any]:
-    state: dict[str, Any] = {"status": "in_progress"}
-    if run.conclusion is not None:
-        state = {"status": "completed", "conclusion": run.conclusion}
-    if run.details_url:
-        state["details_url"] = run.details_url
-    if run.external_id:
-        state["external_id"] = run.external_id
-    return state
+class AppTokens:
+    """Installation tokens of a GitHub App, each for one repository and one use (``FETCH`` or
+    ``PUBLISH``), cached until TOKEN_MARGIN_S before they expire. Thread-safe.
 
+    The App signs a JWT with its private key (PyGithub's ``AppAuth``) and exchanges it for an
+    installation token. PyGithub's own ``get_access_token`` cannot name repositories, so the
+    request goes through its requester (retries and errors as for every other call).
+    """
 
-def _output(run: CheckRun, annotations: tuple[Annotation, ...]) -> dict[str, Any]:
-    output: dict[str, Any] = {"title": run.title, "summary": run.summary}
-    if annotations:
-        output["annotations"] = [
-            {
-                "path": a.path,
-                "start_line": a.start_line,
-                "end_line": a.end_line,
-                "annotation_level": a.level,
-                "message": a.message,
-                **({"title": a.title} if a.title else {}),
-            }
-            for a in annotations
-        ]
-    return output
+    def __init__(
+        self, credentials: AppCredentials, *, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.credentials = credentials
+        self._clock = clock
+        auth = Auth.AppAuth(credentials.app_id, credentials.private_key)
+        try:
+            auth.create_jwt()
+        except Exception as exc:  # PyJWT and cryptography raise several kinds for a bad key
+            raise UsageError(
+                f"the App's private key cannot sign a JWT ({type(exc).__name__}): give the .pem "
+                "file GitHub generated for the App"
+            ) from None
+        self._integration = GithubIntegration(
+            auth=auth,
+            base_url=credentials.api_url.rstrip("/"),
+            retry=_retry(credentials.retry),
+            timeout=credentials.timeout_s,
+            seconds_between_requests=credentials.retry.request_interval_s,
+            seconds_between_writes=None,  # token requests are not content writes
+        )
+        self._cache: dict[tuple[int, str, str], tuple[str, float]] = {}
+        self._lock = threading.Lock()
+
+    def token(self, installation: int, repo: str, *, use: Mapping[str, str] = PUBLISH) -> str:
+        key = (installation, repo, repr(sorted(use.items())))
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None and cached[1] - self._clock() > TOKEN_MARGIN_S:
+                return cached[0]
+            body = {"repositories": [repo.split("/", 1)[-1]], "permissions": dict(use)}
+            with _call(f"get an installation token for {repo}"):
+                _, data = self._integration.requester.requestJsonAndCheck(
+                    "POST", f"/app/installations/{installation}/access_tokens", input=body
+                )
+            token, expires = str(data["token"]), datetime.fromisoformat(data["expires_at"])
+            self._cache[key] = (token, expires.timestamp())
+            return token
+
+    def client(self, installation: int, repo: str) -> GitHubClient:
+        """A client on ``repo`` with a PUBLISH token; cheap, so one per use."""
+        c, token = self.credentials, self.token(installation, repo)
+        return GitHubClient(Connection(c.api_url, token, repo, c.retry, c.timeout_s))
+
+    def close(self) -> None:
+        self._integration.close()
 
 
 def _message(exc: GithubException) -> str | None:

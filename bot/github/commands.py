@@ -1,4 +1,5 @@
-"""`/recheck` in a pull request comment, and who may use it (pure).
+"""`/recheck` (and, in App mode, `/ok-to-test`) in a pull request comment, and who may use it
+(pure).
 
 A command counts only as a paragraph line of its own at the top level of the comment: not in a
 code block or span, a quote, a list, a heading or an HTML comment (markdown-it-py parses the
@@ -20,6 +21,14 @@ from markdown_it import MarkdownIt
 class Command(StrEnum):
     RECHECK = "recheck"  # re-run what failed or errored
     RECHECK_ALL = "recheck all"  # re-run everything
+    OK_TO_TEST = "ok-to-test"  # App mode: let an untrusted PR's code run, for its current head
+
+
+# The Action has no `/ok-to-test` (its fork-safe workflows never run a fork's code with a token).
+RECHECKS = frozenset({Command.RECHECK, Command.RECHECK_ALL})
+APP_COMMANDS = frozenset(Command)
+# When one comment says several: approving the code runs everything, so it wins; then `all`.
+_PRECEDENCE = (Command.OK_TO_TEST, Command.RECHECK_ALL, Command.RECHECK)
 
 
 class Ignored(StrEnum):
@@ -31,7 +40,7 @@ class Ignored(StrEnum):
     NO_COMMAND = "no-command"
 
 
-_LINE = re.compile(r"/recheck(?:[ \t]+(all))?")
+_LINE = re.compile(r"/(?:recheck(?:[ \t]+all)?|ok-to-test)")
 # Roles GitHub reports as the legacy `permission` of the collaborator endpoint that may write.
 WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
 
@@ -47,8 +56,9 @@ class CommentEvent:
     author_type: str  # "User", "Bot", "Organization"
 
 
-def parse_command(body: str) -> Command | None:
-    """The command in a comment, if any; `/recheck all` wins over `/recheck`."""
+def parse_command(body: str, *, accept: frozenset[Command] = RECHECKS) -> Command | None:
+    """The command in a comment, if any, among ``accept``; `/recheck all` wins over `/recheck`,
+    and `/ok-to-test` over both."""
     found: set[Command] = set()
     tokens = MarkdownIt("commonmark").parse(body)
     for previous, token in pairwise(tokens):
@@ -59,13 +69,13 @@ def parse_command(body: str) -> Command | None:
         for line in token.content.splitlines():
             match = _LINE.fullmatch(line.strip())
             if match:
-                found.add(Command.RECHECK_ALL if match[1] else Command.RECHECK)
-    if Command.RECHECK_ALL in found:
-        return Command.RECHECK_ALL
-    return Command.RECHECK if found else None
+                found.add(Command(" ".join(match[0][1:].split())))
+    return next((c for c in _PRECEDENCE if c in found and c in accept), None)
 
 
-def screen(event: CommentEvent, *, bot_login: str) -> Command | Ignored:
+def screen(
+    event: CommentEvent, *, bot_login: str, accept: frozenset[Command] = RECHECKS
+) -> Command | Ignored:
     """Before any API call: the command a comment carries, or why it starts nothing."""
     if event.action != "created":
         return Ignored.NOT_CREATED
@@ -73,7 +83,7 @@ def screen(event: CommentEvent, *, bot_login: str) -> Command | Ignored:
         return Ignored.NOT_A_PULL_REQUEST
     if event.author_type == "Bot" or event.author.endswith("[bot]") or event.author == bot_login:
         return Ignored.FROM_A_BOT
-    return parse_command(event.body) or Ignored.NO_COMMAND
+    return parse_command(event.body, accept=accept) or Ignored.NO_COMMAND
 
 
 def may_recheck(permission: str) -> bool:

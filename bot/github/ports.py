@@ -22,6 +22,7 @@ class PullRequest:
     head_repo: str | None  # owner/name of the head repository; None when the fork is gone
     author: str
     state: str  # "open" or "closed"
+    base_ref: str = ""  # the base branch's name (the App fetches it)
 
 
 @dataclass(frozen=True, slots=True)

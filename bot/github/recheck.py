@@ -43,12 +43,7 @@ def handle_recheck(
     if isinstance(command, Ignored):
         return Handled(Outcome.IGNORED, ignored=command)
     if not may_recheck(port.permission(event.author)):
-        marker = _marker("refused", event.author)
-        already = any(
-            c.author == bot_login and c.body.startswith(marker) for c in port.comments(event.number)
-        )
-        if not already:
-            _reply(port, event, "refused", marker=marker)
+        reply_once(port, event, "refused", bot_login=bot_login)
         return Handled(Outcome.REFUSED)
     port.react(event.number, event.comment_id, "eyes")
     pull = port.pull(event.number)
@@ -63,23 +58,29 @@ def handle_recheck(
     else:
         port.rerun(run.id, failed_only=failed_only)
         return Handled(Outcome.RERUN, run_id=run.id)
-    _reply(port, event, str(outcome), head_sha=pull.head_sha)
+    reply(port, event, str(outcome), head_sha=pull.head_sha)
     return Handled(outcome)
 
 
-def _reply(
-    port: GitHubPort,
-    event: CommentEvent,
-    why: str,
-    *,
-    marker: str | None = None,
-    head_sha: str = "",
+def reply_once(
+    port: GitHubPort, event: CommentEvent, why: str, *, bot_login: str, **values: str
 ) -> None:
+    """A reply ``why`` to the commenter, unless gradgate already gave them that one on this PR:
+    asking again is not worth a second comment."""
+    marker = _marker(why, event.author)
+    if not any(
+        c.author == bot_login and c.body.startswith(marker) for c in port.comments(event.number)
+    ):
+        reply(port, event, why, **values)
+
+
+def reply(port: GitHubPort, event: CommentEvent, why: str, **values: str) -> None:
+    """One reply (recheck_reply.md.j2); also the App's answers to `/ok-to-test`."""
     body = render_template(
         "recheck_reply.md.j2",
-        marker=marker or _marker(why, event.author),
+        marker=_marker(why, event.author),
         why=why,
         author=event.author,
-        head_sha=head_sha,
+        **({"head_sha": ""} | values),
     )
     port.create_comment(event.number, body)

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from gradgate.bot.config.model import CONFIG_FILENAME, Config, Zone
+from gradgate.bot.config.model import CONFIG_FILENAME, Config
+from gradgate.bot.config.zone import Zone
 from gradgate.bot.plan.gradient_edits import GradientEdit
 from gradgate.bot.plan.zones import ZoneMatcher
 from gradgate.checks import REGISTRY

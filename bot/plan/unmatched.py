@@ -30,8 +30,8 @@ from functools import cached_property
 from itertools import repeat
 from operator import itemgetter
 
-from gradgate.bot.config.model import Zone
 from gradgate.bot.config.patterns import gitignore_regex
+from gradgate.bot.config.zone import Zone
 from gradgate.bot.plan.safe_regex import compile_linear
 from gradgate.bot.plan.zone_index import literal, parse_regex
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from gradgate.bot.config.model import Zone
 from gradgate.bot.config.patterns import gitignore_regex
+from gradgate.bot.config.zone import Zone
 from gradgate.bot.plan.safe_regex import compile_linear
 from pathspec.util import NORMALIZE_PATH_SEPS
 

@@ -36,7 +36,7 @@ from itertools import islice
 from operator import lt
 
 import pathspec
-from gradgate.bot.config.model import Zone
+from gradgate.bot.config.zone import Zone
 from gradgate.bot.plan.safe_regex import compile_linear
 from gradgate.bot.plan.zone_index import NONE, ROOT, DirTest, PatternIndex, index_zones
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern

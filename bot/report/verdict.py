@@ -12,10 +12,13 @@ class Verdict(StrEnum):
     SUCCESS = "success"
     FAILURE = "failure"
     ERROR = "error"
+    # Some check waits (App mode: for /ok-to-test or a GPU worker) and nothing failed yet.
+    # An interim verdict: the status stays pending; never a pass.
+    PENDING = "pending"
 
     @property
     def exit_code(self) -> int:
-        return {Verdict.SUCCESS: 0, Verdict.FAILURE: 1, Verdict.ERROR: 2}[self]
+        return {Verdict.SUCCESS: 0, Verdict.FAILURE: 1, Verdict.ERROR: 2, Verdict.PENDING: 2}[self]
 
 
 # A check that could not run (error), or that the config requires but this version cannot
@@ -43,4 +46,6 @@ def verdict_for(
         return Verdict.FAILURE
     if outcomes & _UNDECIDED:
         return Verdict.ERROR
+    if Outcome.WAITING in outcomes:
+        return Verdict.PENDING
     return Verdict.SUCCESS

@@ -26,7 +26,7 @@ from gradgate.checks.base import (
     report_order,
 )
 from gradgate.checks.checkpoint.failures import LOAD_FAILED, NOT_A_STATE_DICT, TORCH_TOO_OLD
-from gradgate.checks.checkpoint.references import LFS_POINTER, UNREADABLE
+from gradgate.checks.checkpoint.references import LFS_POINTER, UNREADABLE, prepare
 from gradgate.checks.checkpoint.session import run_session
 from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.errors import CheckError
@@ -43,12 +43,17 @@ class CheckpointCheck:
     title: ClassVar[str] = "Checkpoint compatibility"
     settings_model: ClassVar[type[CheckSettings]] = CheckpointSettings
     runs_user_code: ClassVar[bool] = True
+    # For a PR whose code may not run yet (App mode, an author without write access), the
+    # references are still read at once: headers and pickle opcodes, never the PR's code.
+    runs_without_user_code: ClassVar[bool] = True
     available: ClassVar[bool] = True
 
     def run(self, ctx: CheckContext) -> CheckResult:
         started = time.perf_counter()
         settings = ctx.settings
         assert isinstance(settings, CheckpointSettings)
+        if not ctx.user_code:
+            return self._references_only(ctx, settings, started)
         spec = effective_model(ctx, check=self.name)
         try:
             with ExitStack() as stack:
@@ -95,6 +100,33 @@ class CheckpointCheck:
             summary=summary(findings, result),
             findings=findings,
             metrics=outcome.metrics,
+            duration_s=time.perf_counter() - started,
+        )
+
+    def _references_only(
+        self, ctx: CheckContext, settings: CheckpointSettings, started: float
+    ) -> CheckResult:
+        """The static part: read every reference at base and head. A problem the PR made is a
+        failure now; anything else waits for the part that builds the model (never a pass)."""
+        changed = {path for change in ctx.changes for path in change.paths}
+        with ExitStack() as stack:
+            base_root = stack.enter_context(ctx.source.checkout(ctx.base_sha))
+            head_root = stack.enter_context(ctx.source.checkout(ctx.head_sha))
+            _, found, _ = prepare(
+                settings.references, base_root=base_root, head_root=head_root, changed=changed
+            )
+        findings = tuple(sorted(found, key=report_order))
+        introduced = outcome_for(
+            tuple(f for f in findings if f.kind not in UNUSABLE or f.revision == "head")
+        )
+        outcome = Outcome.FAIL if introduced is Outcome.FAIL else Outcome.WAITING
+        return CheckResult(
+            check=self.name,
+            outcome=outcome,
+            summary=summary(findings, outcome)
+            if outcome is Outcome.FAIL
+            else "references read; loading them into the model waits for `/ok-to-test`",
+            findings=findings,
             duration_s=time.perf_counter() - started,
         )
 

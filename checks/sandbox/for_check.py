@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gradgate.checks.base import CheckContext, UserCodeSettings
+from gradgate.checks.errors import CheckError
 from gradgate.checks.sandbox.run import DEFAULT_PROGRAM, SandboxLimits, run_in_sandbox
 
 
@@ -35,7 +36,14 @@ def run_user_code(
     ``timeout_s`` defaults to the check's whole ``timeout_s``. ``root`` may be a checkout:
     under bubblewrap the child gets a copy without its `.git`, at the same path. Files outside
     the tree that the program reads or writes (a config's folder, weights the base run saves
-    for the head run) must be in folders named in ``readable`` or ``writable``."""
+    for the head run) must be in folders named in ``readable`` or ``writable``.
+
+    Raises CheckError when the run may not execute PR code (``ctx.user_code`` is False)."""
+    if not ctx.user_code:
+        raise CheckError(
+            f"refused to run the {revision} revision's code: the pull request's author is not "
+            "trusted yet (a maintainer's /ok-to-test allows it)"
+        )
     limits = SandboxLimits(
         timeout_s=settings.timeout_s if timeout_s is None else timeout_s,
         memory_mb=settings.memory_mb,

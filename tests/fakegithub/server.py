@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from tests.fakegithub import openapi
+from tests.fakegithub.apps import TOKEN_ROUTE, Apps, private_key
 from tests.fakegithub.endpoints import DOCS, ROUTES, Answer, error
 from tests.fakegithub.faults import Faults
 from tests.fakegithub.render import Render
@@ -51,7 +53,7 @@ Hook = Callable[[str, str], None]  # (method, path) before the request is handle
 class FakeGitHub(ReviewEndpoints):
     def __init__(self) -> None:
         self._lock = threading.RLock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = _Server(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         host, port = self._server.server_address[:2]
@@ -81,6 +83,7 @@ class FakeGitHub(ReviewEndpoints):
             self.log: list[Logged] = []
             self.violations: list[str] = []
             self.hooks: list[Hook] = []
+            self.apps = Apps()
             self._ids = 100
             self._clock = 0
             self.user(BOT, type="Bot")
@@ -114,6 +117,20 @@ class FakeGitHub(ReviewEndpoints):
             token = f"ghs_fake{len(self.tokens):04d}{login}"
             self.tokens[token] = (login, write, checks)
             return token
+
+    def app(self, app_id: str = "4242", *, slug: str = "gradgate") -> str:
+        """Register a GitHub App; its private key (PEM), which the fake checks JWTs against."""
+        with self._lock:
+            pem = private_key()
+            self.user(self.apps.register(app_id, slug, pem).login, type="Bot")
+            return pem
+
+    def install(self, installation_id: int, *repos: str, app_id: str = "4242") -> None:
+        """Install the App on ``repos`` (owner/name)."""
+        with self._lock:
+            for name in repos:
+                self.repo(name)
+            self.apps.install(installation_id, app_id, set(repos))
 
     def open_pull(
         self, repo: str, number: int, *, head: str, base: str, author: str, **kw: Any
@@ -182,6 +199,9 @@ class FakeGitHub(ReviewEndpoints):
         if self.faults.delay_s:
             time.sleep(self.faults.delay_s)
         login = None
+        app_call = TOKEN_ROUTE.match(path) if method == "POST" else None
+        if app_call is not None and fault is None:
+            return self._app_token(path, int(app_call["installation"]), headers, raw)
         if fault is not None and fault.after:  # carried out, then the answer is lost
             try:
                 login = self._authenticate(method, path, headers)
@@ -209,9 +229,40 @@ class FakeGitHub(ReviewEndpoints):
         data = b"" if body is None else json.dumps(body).encode()
         return status, {"Content-Type": "application/json; charset=utf-8", **extra}, data
 
+    def _app_token(
+        self, path: str, installation: int, headers: dict[str, str], raw: bytes
+    ) -> tuple[int, dict[str, str], bytes]:
+        """An App's JWT -> an installation token (apps.py), checked like every other answer."""
+        body = json.loads(raw) if raw else None
+        op = openapi.operation("POST", path)
+        assert op is not None
+        problems = [f"POST {path} request: {p}" for p in openapi.check_request(op, body)]
+        try:
+            with self._lock:
+                status, answer = self.apps.access_token(installation, headers, body)
+        except Answer as refused:
+            status, answer = refused.status, refused.body
+        problems += openapi.check_response("POST", path, status, answer, fault=False)
+        with self._lock:
+            self.log.append(Logged("POST", path, status, "app"))
+            self.violations.extend(problems)
+        return (
+            status,
+            {"Content-Type": "application/json; charset=utf-8"},
+            json.dumps(answer).encode(),
+        )
+
     def _authenticate(self, method: str, path: str, headers: dict[str, str]) -> str:
         auth = headers.get("authorization", "")
         token = auth.split(" ", 1)[1] if " " in auth else ""
+        grant = self.apps.grants.get(token)
+        if grant is not None:  # an App's installation token: its repositories, until it expires
+            if grant.expires < time.time():
+                raise error(401, "Bad credentials")
+            repo = re.match(r"^/repos/([^/]+/[^/]+)", path)
+            if repo is not None and repo[1] not in grant.repos:
+                raise error(404, "Not Found")
+            self.tokens[token] = (grant.login, grant.write, grant.checks)
         if token not in self.tokens:
             raise error(401, "Bad credentials")
         login, write, checks = self.tokens[token]
@@ -245,6 +296,13 @@ class FakeGitHub(ReviewEndpoints):
                 result = handler(self, repo, match, query, body, login)
                 return result if len(result) == 3 else (*result, {})
         raise error(404, "Not Found")
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (a worker killed with -9) is no error of the fake's."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:

@@ -177,6 +177,24 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(fmt=args.format, keep=args.keep)
 
 
+def _serve(args: argparse.Namespace) -> int:
+    from gradgate.bot.doors.app import serve
+
+    return serve(host=args.host, port=args.port, workers=args.workers, data_dir=args.data_dir)
+
+
+def _worker(args: argparse.Namespace) -> int:
+    from gradgate.bot.app.jobs import Queue
+    from gradgate.bot.doors.worker import work
+
+    return work(
+        queue=Queue(args.queue),
+        threads=args.threads,
+        data_dir=args.data_dir,
+        gpu_workers=args.gpu_workers,
+    )
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "check": _check,
     "plan": _plan,
@@ -184,4 +202,6 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "schema": _schema,
     "demo": _demo,
     "action": _action,
+    "serve": _serve,
+    "worker": _worker,
 }

@@ -82,4 +82,26 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="build the bundled example repo and gate its PR")
     demo.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     demo.add_argument("--keep", type=Path, help="build the example here and keep it")
+    _app_commands(sub)
     return parser
+
+
+def _app_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`serve` and `worker`: the GitHub App (settings come from GRADGATE_* variables)."""
+    data_help = "queue, mirrors and worktrees (default: GRADGATE_DATA_DIR)"
+    serve = sub.add_parser("serve", help="run the GitHub App's webhook server")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--workers", type=int, default=0, metavar="N", help="also start N workers (one machine)"
+    )
+    serve.add_argument("--data-dir", type=Path, help=data_help)
+    worker = sub.add_parser("worker", help="run GitHub App jobs from the queue")
+    worker.add_argument("--queue", choices=("cpu", "gpu"), default="cpu")
+    worker.add_argument("--threads", type=int, default=1, help="jobs run at once (default 1)")
+    worker.add_argument("--data-dir", type=Path, help=data_help)
+    worker.add_argument(
+        "--gpu-workers",
+        action="store_true",
+        help="GPU workers exist: a CPU worker sends checks that need a GPU to the gpu queue",
+    )

@@ -109,3 +109,12 @@ def test_pending_then_final_completes_what_it_started(github: FakeGitHub, checks
         assert repo.check_runs == {}
         assert repo.latest_statuses(HEAD)["gradgate"].state == "failure"
         assert [r.status for r in github.requests("POST", "/check-runs$")] == [403]
+
+
+def test_a_check_that_waits_stays_in_progress_and_so_does_the_whole_run() -> None:
+    """App mode: a check waiting for /ok-to-test or a GPU worker is no result yet, never a pass."""
+    runs = {r.name: r for r in final_check_runs(report(outcome=Outcome.WAITING), details_url=URL)}
+
+    assert runs["gradgate/protected"].conclusion is None  # in progress
+    assert runs["gradgate"].conclusion is None
+    assert runs["gradgate/gradient"].conclusion == "skipped"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from gradgate.bot.github.commands import (
+    APP_COMMANDS,
     Command,
     CommentEvent,
     Ignored,
@@ -100,3 +101,29 @@ def test_only_new_pr_comments_by_humans_are_screened_in(
 )
 def test_write_access_is_what_it_takes(permission: str, allowed: bool) -> None:
     assert may_recheck(permission) is allowed
+
+
+OK = Command.OK_TO_TEST
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("/ok-to-test", OK),
+        ("Looked at it, fine.\n/ok-to-test", OK),
+        ("/ok-to-test\n/recheck all", OK),  # approving runs everything anyway
+        ("/recheck", R),
+        ("> /ok-to-test", None),
+        ("```\n/ok-to-test\n```", None),
+        ("/ok-to-test please", None),
+        ("/ok-to-testing", None),
+    ],
+)
+def test_ok_to_test_counts_like_recheck_in_app_mode(body: str, expected: Command | None) -> None:
+    assert parse_command(body, accept=APP_COMMANDS) == expected
+
+
+def test_the_action_ignores_ok_to_test() -> None:
+    assert parse_command("/ok-to-test") is None
+    assert parse_command("/ok-to-test\n/recheck") == R
+    assert screen(_event(body="/ok-to-test"), bot_login="gradgate-bot") == Ignored.NO_COMMAND

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pathspec
 import pydantic
 import pytest
-from gradgate.bot.config.model import Zone
+from gradgate.bot.config.zone import Zone
 from gradgate.bot.plan.zones import ZoneMatcher
 
 

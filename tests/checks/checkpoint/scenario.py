@@ -61,6 +61,7 @@ def run(
     head: Mapping[str, str | bytes | None],
     settings: Mapping[str, Any] | None = None,
     before_head: Callable[[Path], None] | None = None,
+    user_code: bool = True,
 ) -> CheckResult:
     """Commit ``base`` (plus .gradgate.yml) on main, ``head`` on a PR branch (None deletes a
     file), and run the checkpoint check on main..pr."""
@@ -79,7 +80,12 @@ def run(
     repo.commit("the PR")
     report = run_request(
         Request(
-            repo_path=repo.root, base="main", head="pr", only=("checkpoint",), python=sys.executable
+            repo_path=repo.root,
+            base="main",
+            head="pr",
+            only=("checkpoint",),
+            python=sys.executable,
+            user_code=user_code,
         )
     )
     result = report.result_for("checkpoint")

@@ -12,7 +12,7 @@ import pytest
 import torch
 from gradgate.checks.base import Outcome
 
-from tests.checks.checkpoint.files import raw_safetensors, safetensors_bytes
+from tests.checks.checkpoint.files import raw_safetensors, safetensors_bytes, write
 from tests.checks.checkpoint.scenario import MODEL, only, run
 from tests.gitrepo import GitRepo
 
@@ -148,3 +148,40 @@ def test_a_head_model_that_does_not_build_is_an_error_naming_head(repo: GitRepo)
     finding = only(result, "checkpoint-model-failed")
     assert finding.revision == "head"
     assert "at head" in finding.message and "bogus" in finding.message
+
+
+# --- a PR whose code may not run yet (App mode, untrusted author): references only ----------
+
+
+def test_without_user_code_a_pickled_reference_fails_at_once_and_no_code_runs(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    sentinel = tmp_path / "it-ran"
+    (repo.root / "ckpt").mkdir()
+    torch.save({"model": {}, "cfg": RunsCode(sentinel)}, repo.root / "ckpt" / "v1.pt")
+    result = run(
+        repo,
+        base={"model.py": MODEL},
+        head={"model.py": TOUCHED},
+        settings={"references": ["ckpt/v1.pt"]},
+        user_code=False,
+    )
+    assert result.outcome is Outcome.FAIL
+    assert only(result, "checkpoint-pickled-objects").file == "ckpt/v1.pt"
+    assert result.isolation is None  # no sandbox was started
+    assert not sentinel.exists()
+
+
+def test_without_user_code_readable_references_wait_never_pass(repo: GitRepo) -> None:
+    (repo.root / "ckpt").mkdir()
+    write(repo.root / "ckpt" / "v1.safetensors", safetensors_bytes({"fc.weight": ([4, 16], "F32")}))
+    result = run(
+        repo,
+        base={"model.py": MODEL},
+        head={"model.py": TOUCHED},
+        settings={"references": ["ckpt/v1.safetensors"]},
+        user_code=False,
+    )
+    assert result.outcome is Outcome.WAITING
+    assert "/ok-to-test" in result.summary
+    assert result.isolation is None

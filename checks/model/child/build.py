@@ -1,35 +1,14 @@
-"""Inside the sandbox child: the user's model, inputs and loss, on a seeded, deterministic device.
-
-Child-side (see ``checks.sandbox.child``): runs under the user's interpreter, Python 3.9 or
-newer, and imports only the standard library, torch and other child-side modules. The model
-checks' programs call, in order:
-
-    device = prepare(request)                  seeds, determinism, the device (or Problem)
-    loaded = load(request, target, device=...) the factory's or spec's model, inputs and loss
-    outputs = call_model(loaded)
-
-The request's ``kwargs["model"]`` is ``ModelSpec.as_request()`` plus ``extra_path`` (a
-config's folder, given with --config); the entrypoint itself is the sandbox's ``target``.
-
-What the factory may return: the model; ``(model, inputs)``; or a mapping with ``model``,
-``inputs`` and optionally ``loss`` (a callable on the outputs). Inputs are a tensor, a tuple or
-list of positional arguments, or a mapping of keyword arguments; the config's ``inputs`` spec
-replaces them, and without either the model's ``example_input_array`` (Lightning's convention)
-is used. Anything else raises :class:`Problem`, which a program returns as
-``{"problem": {"code": ..., ...}}`` for the parent to put in words (``checks.model.problems``).
-"""
+"""Building the user's model, inputs and loss from the factory or the spec (see the package)."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from typing import Any, Callable
 
-from ..sandbox.child import ImportFailed, Missing, Target, seed_libraries
+from ...sandbox.child import Target, seed_libraries
+from .specs import instantiate
 
-TARGET_KEY = "_target_"
-ARGS_KEY = "_args_"
 RETURN_KEYS = ("model", "inputs", "loss")
 # cuBLAS is deterministic only with a fixed workspace; read when the first handle is created.
 # https://docs.nvidia.com/cuda/cublas/index.html#results-reproducibility
@@ -116,7 +95,7 @@ def load(request: dict[str, Any], target: Target, *, device: Any, float32: bool 
         inputs = getattr(model, "example_input_array", None)
         inputs_from = "example_input_array"
         if inputs is None:
-            raise Problem("no-inputs", model=_type_name(model))
+            raise Problem("no-inputs", model=type_name(model))
     args, kwargs = _as_call(inputs, inputs_from)
     if float32:
         model.float()
@@ -149,54 +128,6 @@ def unwrap(model: Any) -> Any:
             return model
 
 
-def instantiate(node: Any) -> Any:
-    """A Hydra-style spec -> the object: each ``_target_`` called with its built arguments."""
-    if isinstance(node, list):
-        return [instantiate(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    if TARGET_KEY not in node:
-        return {key: instantiate(value) for key, value in node.items()}
-    function = locate(node[TARGET_KEY])
-    args = [instantiate(item) for item in node.get(ARGS_KEY, [])]
-    kwargs = {k: instantiate(v) for k, v in node.items() if k not in (TARGET_KEY, ARGS_KEY)}
-    return function(*args, **kwargs)
-
-
-def locate(dotted: str) -> Any:
-    """``package.module.Name`` or ``package.module.Class.method`` -> the object.
-
-    The longest importable module prefix wins; what is left is looked up as attributes.
-    """
-    parts = dotted.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        name = ".".join(parts[:cut])
-        try:
-            obj = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            # This prefix is not a module: try a shorter one. Anything else that is missing
-            # (a dependency the module imports) is the module failing to import.
-            if exc.name is not None and (name == exc.name or name.startswith(exc.name + ".")):
-                continue
-            raise ImportFailed(exc) from exc
-        except Exception as exc:
-            raise ImportFailed(exc) from exc
-        for attr in parts[cut:]:
-            try:
-                obj = getattr(obj, attr)
-            except AttributeError:
-                raise Missing("attribute", attr) from None
-        return obj
-    raise Missing("module", parts[0])
-
-
-def cuda_available(request: dict[str, Any], target: Target) -> bool:
-    """A program: can torch under this interpreter use CUDA here? (``device: auto``)"""
-    import torch
-
-    return bool(torch.cuda.is_available())
-
-
 def _unpack(made: Any) -> tuple[Any, Any, Any]:
     import torch
 
@@ -212,11 +143,11 @@ def _unpack(made: Any) -> tuple[Any, Any, Any]:
             raise Problem("bad-mapping", unknown=unknown, keys=sorted(str(k) for k in made))
         model, inputs, loss = made["model"], made.get("inputs"), made.get("loss")
     else:
-        raise Problem("bad-return", got=_type_name(made))
+        raise Problem("bad-return", got=type_name(made))
     if not isinstance(model, torch.nn.Module):
-        raise Problem("not-a-module", got=_type_name(model))
+        raise Problem("not-a-module", got=type_name(model))
     if loss is not None and not callable(loss):
-        raise Problem("bad-loss", got=_type_name(loss))
+        raise Problem("bad-loss", got=type_name(loss))
     return model, inputs, loss
 
 
@@ -229,7 +160,7 @@ def _as_call(inputs: Any, inputs_from: str) -> tuple[tuple[Any, ...], dict[str, 
         return tuple(inputs), {}
     if isinstance(inputs, dict) and all(isinstance(key, str) for key in inputs):
         return (), dict(inputs)
-    raise Problem("bad-inputs", got=_type_name(inputs), source=inputs_from)
+    raise Problem("bad-inputs", got=type_name(inputs), source=inputs_from)
 
 
 def _move(value: Any, device: Any, float32: bool) -> Any:
@@ -248,50 +179,8 @@ def _move(value: Any, device: Any, float32: bool) -> Any:
     return value
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
     kind = type(value)
     if kind.__module__ == "builtins":
         return kind.__qualname__
     return f"{kind.__module__}.{kind.__qualname__}"
-
-
-def inspect_model(request: dict[str, Any], target: Target) -> dict[str, Any]:
-    """A program: build the model as a check would, call it once, and describe what ran."""
-    import torch
-
-    try:
-        device = prepare(request)
-        loaded = load(
-            request, target, device=device, float32=bool(request["kwargs"].get("float32"))
-        )
-    except Problem as problem:
-        return problem.as_json()
-    with torch.no_grad():
-        outputs = call_model(loaded)
-    first = next(loaded.model.parameters(), None)
-    return {
-        "model": _type_name(loaded.model),
-        "parameters": sum(p.numel() for p in loaded.model.parameters()),
-        "training": loaded.model.training,
-        "device": None if first is None else str(first.device),
-        "dtype": None if first is None else str(first.dtype).replace("torch.", ""),
-        "inputs_from": loaded.inputs_from,
-        "args": [_shape(a) for a in loaded.args],
-        "kwargs": {key: _shape(value) for key, value in loaded.kwargs.items()},
-        "outputs": _shape(outputs),
-        "loss": None if loaded.loss is None else float(loaded.loss(outputs)),
-        "sys_path": sys.path[:3],
-        "deterministic": torch.are_deterministic_algorithms_enabled(),
-    }
-
-
-def _shape(value: Any) -> Any:
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return list(value.shape)
-    if isinstance(value, (tuple, list)):
-        return [_shape(item) for item in value]
-    if isinstance(value, dict):
-        return {str(key): _shape(item) for key, item in value.items()}
-    return _type_name(value)

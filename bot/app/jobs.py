@@ -1,0 +1,80 @@
+"""The Job: what a worker must do for one delivery, as a frozen value with a JSON form (pure).
+
+A job names the pull request and what happened to it; the worker decides the rest (who is
+trusted, which checks run) with the API, because the server answers before it could ask.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from pydantic import TypeAdapter
+
+
+class Kind(StrEnum):
+    PUSH = "push"  # the PR was opened, reopened, pushed to, made ready, or got a new base
+    COMMENT = "comment"  # a new comment that may hold /recheck or /ok-to-test
+    GPU = "gpu"  # the second half of a run: the checks that need a GPU worker
+
+
+class Queue(StrEnum):
+    CPU = "cpu"
+    GPU = "gpu"
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequest:
+    repo: str  # "owner/name"
+    number: int
+    installation: int | None
+    clone_url: str
+
+    @property
+    def key(self) -> str:
+        """One name per PR, for the state store and the publish lock."""
+        return f"{self.repo}#{self.number}"
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    id: str  # the delivery id; a GPU half adds "/gpu"
+    kind: Kind
+    pr: PullRequest
+    head_sha: str | None = None  # push: from the event; comment: read when it runs
+    base_ref: str | None = None
+    author: str | None = None  # the PR's author (push)
+    sender: str | None = None  # who commented (comment)
+    comment_id: int | None = None
+    body: str = ""  # the comment (comment)
+    known_head: str | None = None  # comment: the newest head the server had seen for the PR
+    # The GPU half: what the CPU half settled, so both halves judge the same revisions.
+    base_sha: str | None = None
+    only: tuple[str, ...] | None = None
+    carried: str | None = None  # the CPU half's Report, as JSON
+
+    @property
+    def queue(self) -> Queue:
+        return Queue.GPU if self.kind is Kind.GPU else Queue.CPU
+
+    def gpu_half(self, *, base_sha: str, head_sha: str, only: tuple[str, ...], carried: str) -> Job:
+        return replace(
+            self,
+            id=f"{self.id}/gpu",
+            kind=Kind.GPU,
+            base_sha=base_sha,
+            head_sha=head_sha,
+            only=only,
+            carried=carried,
+        )
+
+
+_ADAPTER = TypeAdapter(Job)
+
+
+def to_json(job: Job) -> str:
+    return _ADAPTER.dump_json(job).decode("utf-8")
+
+
+def from_json(text: str | bytes) -> Job:
+    return _ADAPTER.validate_json(text)

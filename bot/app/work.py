@@ -1,0 +1,239 @@
+"""One job in a worker: claim it, decide, fetch, run the pipeline without credentials, publish.
+
+    claim      the job's run lease (a job runs in one place at a time); gone from the ledger:
+               it was done already (a duplicate message)
+    decide     ``decide``: a push, a comment's command, or the GPU half -> what to run
+    fetch      the mirror, refs/pull/N/head and the base, with a read-only installation token
+    run        ``runner.spawn``: the pipeline in a child started without credentials, on a
+               worktree; its plan marks the checks in progress on GitHub while they run
+    publish    under the PR's publish lease, so two jobs never write the same PR at once
+    follow-up  checks that need a GPU: the GPU half, enqueued on the `gpu` queue
+
+While a job runs, a heartbeat renews its leases and watches the PR's newest head: a push makes
+the job stop (its runner is killed) and publish nothing; the newer job reports.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from gradgate.bot.app import logs
+from gradgate.bot.app.combine import merge, to_wire
+from gradgate.bot.app.decide import Run, decide
+from gradgate.bot.app.forge import Forge
+from gradgate.bot.app.heartbeat import Heartbeat
+from gradgate.bot.app.jobs import Job, Kind, PullRequest
+from gradgate.bot.app.queue import Queues
+from gradgate.bot.app.runner import Cancelled, RunnerRequest, spawn
+from gradgate.bot.app.state import owner_id, publish_lease, run_lease
+from gradgate.bot.app.trust import Gpu, message
+from gradgate.bot.git.mirror import Mirrors
+from gradgate.bot.github.outcome import Pending
+from gradgate.bot.github.publish import Target, publish_pending, publish_report
+from gradgate.bot.pipeline import Request, error_report
+from gradgate.bot.report.load import plan_from_json
+from gradgate.bot.report.render import Report
+from gradgate.checks.base import Outcome
+from gradgate.checks.errors import GradgateError
+
+
+class Superseded(Exception):
+    """A newer head arrived for the PR: this job's results would be stale."""
+
+
+class Worker:
+    def __init__(
+        self,
+        queues: Queues,
+        forge: Forge,
+        *,
+        gpu: Gpu = Gpu.RUN,
+        auto_to_gpu: bool = False,
+        runner: list[str] | None = None,
+    ) -> None:
+        self.queues = queues
+        self.state = queues.state
+        self.forge = forge
+        self.gpu = gpu
+        self.auto_to_gpu = auto_to_gpu
+        self.mirrors = Mirrors(queues.settings.data_dir, budget_mb=queues.settings.mirror_budget_mb)
+        self.runner = runner or [sys.executable, "-m", "gradgate.bot.app.runner"]
+        self.python = os.environ.get("GRADGATE_PYTHON") or None  # the runner does not inherit it
+        self.log = logs.get()
+        self.ttl = queues.settings.lease_s
+        self.judging: dict[str, Job] = {}  # the jobs running here, as they are being judged
+
+    # -- the huey task -------------------------------------------------------------------------
+
+    def __call__(self, job_id: str) -> None:
+        job = self.state.ledger.get(job_id)
+        if job is None:
+            return  # done already: a duplicate message
+        # The heartbeat watches what the job judges: a comment's job learns its head later.
+        beat = Heartbeat(
+            self.state.leases, owner_id(), self.ttl, watch=lambda: self._stale(self.judging[job_id])
+        )
+        if not beat.hold(run_lease(job_id)):
+            return  # another worker runs it
+        self.judging[job_id] = job
+        extra = {"job": job.id, "repo": job.pr.repo, "pr": job.pr.number, "head": job.head_sha}
+        started = time.monotonic()
+        try:
+            with beat:
+                try:
+                    self._handle(job, beat)
+                    self.log.info("job done", extra=extra | _ms(started))
+                except (Superseded, Cancelled):
+                    self.log.info("job superseded by a newer push", extra=extra | _ms(started))
+                except Exception as exc:
+                    self.log.exception("job failed: %s", exc, extra=extra | _ms(started))
+                    self._publish_error(job, f"{type(exc).__name__}: {exc}", beat)
+        finally:
+            self.state.ledger.done(job_id)
+            beat.release_all()
+            self.judging.pop(job_id, None)
+            self.mirrors.trim()
+
+    def _stale(self, job: Job, head_sha: str | None = None) -> bool:
+        """Whether a newer head than the job's was pushed. The server records each push's head,
+        but GitHub does not promise to deliver in order: before giving up, ask GitHub."""
+        head_sha = head_sha or job.head_sha
+        newest = self.state.prs.head(job.pr.key)
+        if head_sha is None or newest is None or newest == head_sha:
+            return False
+        try:
+            actual = self.forge.port(job.pr).pull(job.pr.number).head_sha
+        except Exception:
+            return True  # GitHub unreachable: the recorded push is the best knowledge
+        if actual == head_sha:
+            self.state.prs.set_head(job.pr.key, actual)  # an older push was delivered late
+            return False
+        return True
+
+    # -- running -------------------------------------------------------------------------------
+
+    def _handle(self, job: Job, beat: Heartbeat) -> None:
+        if self._stale(job):
+            raise Superseded
+        port = self.forge.port(job.pr)
+        run = decide(job, port, self.state, bot_login=self.forge.bot_login)
+        if run is None:
+            return
+        job = self.judging[job.id] = replace(job, head_sha=run.head_sha)
+        pr = job.pr
+        refs = [f"refs/pull/{pr.number}/head:refs/pull/{pr.number}/head"]
+        if job.kind is not Kind.GPU:  # the GPU half's base is the merge base: in the head's past
+            refs.append(f"refs/heads/{run.base}:refs/heads/{run.base}")
+        pending: list[Pending] = []
+
+        def on_plan(record: dict[str, Any]) -> None:
+            if run.only is None and job.kind is not Kind.GPU:  # a partial run keeps the rest
+                pending.append(self._pending(pr, record))
+
+        token = self.forge.fetch_token(pr)
+        with self.mirrors.checkout(
+            pr.repo, pr.clone_url, refs, token=token, sha=run.head_sha, job=job.id
+        ) as tree:
+            report = spawn(
+                self.runner,
+                self._request(job, run, tree),
+                cancelled=beat.cancelled,
+                on_plan=on_plan,
+            )
+        if run.earlier is not None and run.only is not None:
+            report = merge(run.earlier, report, checks=run.only)
+        self.publish(job, report, beat, pending=pending[0] if pending else None)
+        waiting_gpu = _deferred(report)
+        if waiting_gpu and report.base_sha and report.head_sha:
+            half = job.gpu_half(
+                base_sha=report.base_sha,
+                head_sha=report.head_sha,
+                only=waiting_gpu,
+                carried=to_wire(report),
+            )
+            self.queues.enqueue(half)
+
+    def _request(self, job: Job, run: Run, tree: Path) -> RunnerRequest:
+        return RunnerRequest(
+            repo_path=str(tree),
+            base=run.base if job.kind is Kind.GPU else f"refs/heads/{run.base}",
+            head=run.head_sha,
+            pr_number=job.pr.number,
+            only=run.only,
+            user_code=run.user_code,
+            gpu=self.gpu if job.kind is not Kind.GPU else Gpu.RUN,
+            auto_to_gpu=self.auto_to_gpu,
+            python=self.python,
+        )
+
+    def _pending(self, pr: PullRequest, record: dict[str, Any]) -> Pending:
+        """The checks in progress on GitHub while they run; a courtesy: a failure is logged."""
+        try:
+            return publish_pending(
+                self.forge.port(pr),
+                plan_from_json(record["plan"]),
+                head_sha=record["head_sha"],
+                base_sha=record["base_sha"],
+                config_hash=record.get("config_hash"),
+                target=Target(pr.number, self.forge.bot_login),
+            )
+        except Exception as exc:
+            self.log.warning("could not mark the checks in progress: %s", exc)
+            return Pending(None)
+
+    # -- publishing ----------------------------------------------------------------------------
+
+    def publish(
+        self, job: Job, report: Report, beat: Heartbeat, *, pending: Pending | None = None
+    ) -> None:
+        """Publish under the PR's lease, so concurrent jobs never race on its comment; a report
+        for a head that is no longer the newest is not published (the newer job reports)."""
+        pr = job.pr
+        lease = publish_lease(pr.key)
+        deadline = time.monotonic() + 10 * self.ttl
+        while not beat.hold(lease):
+            if time.monotonic() > deadline:
+                raise GradgateError(f"could not get {pr.key}'s publish lock in time")
+            time.sleep(0.05)
+        try:
+            if self._stale(job, report.head_sha):
+                raise Superseded
+            shown = replace(report, rerun="pr", repo_url=_web_url(pr))
+            target = Target(pr.number, self.forge.bot_login)
+            publish_report(self.forge.port(pr), shown, target, pending=pending)
+            self.state.prs.set_report(pr.key, to_wire(report))
+        finally:
+            beat.release(lease)
+
+    def _publish_error(self, job: Job, error: str, beat: Heartbeat) -> None:
+        base, head = job.base_ref or "", job.head_sha or ""
+        request = Request(repo_path=Path("."), base=base, head=head, pr_number=job.pr.number)
+        report = replace(error_report(request, error), head_sha=job.head_sha)
+        if job.head_sha is None:
+            return  # a comment that failed before it named a head: the log says why
+        try:
+            self.publish(job, report, beat)
+        except Exception as exc:  # the job is over either way; say so in the log
+            self.log.error("could not publish the error: %s", exc, extra={"job": job.id})
+
+
+def _deferred(report: Report) -> tuple[str, ...]:
+    """The checks this run left waiting for a GPU worker."""
+    gpu_words = message("wait-gpu")
+    return tuple(
+        r.check for r in report.results if r.outcome is Outcome.WAITING and r.summary == gpu_words
+    )
+
+
+def _web_url(pr: PullRequest) -> str | None:
+    """The repository's page, for file:line links (GitHub's clone URL is it plus `.git`)."""
+    return pr.clone_url.removesuffix(".git") if pr.clone_url.startswith("https://") else None
+
+
+def _ms(started: float) -> dict[str, float]:
+    return {"elapsed_ms": round((time.monotonic() - started) * 1000, 1)}

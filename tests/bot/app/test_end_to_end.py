@@ -1,0 +1,286 @@
+"""The App end to end: signed deliveries to a real server, a worker that fetches a real git
+repository with an installation token, runs the checks in a child without credentials, and
+publishes through PyGithub to the fake GitHub."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gradgate.bot.app.settings import AppSettings
+from gradgate.bot.github.sticky import Stamp
+
+from tests.bot.app.world import BOT, EDITED, NUMBER, REPO, TRAIN, AppWorld, make_world
+from tests.fakegithub import FakeGitHub
+from tests.gitrepo import GitRepo
+
+CHECKS = ("gradgate", "gradgate/protected", "gradgate/gradient")
+
+
+@pytest.fixture
+def world(repo: GitRepo, github: FakeGitHub, settings: AppSettings) -> Iterator[AppWorld]:
+    made = make_world(repo, github, settings)
+    yield made
+    made.stop()
+    made.live.stop()
+
+
+def test_open_push_push_leaves_exactly_one_comment_and_final_check_runs(world: AppWorld) -> None:
+    assert world.deliver_push("opened").status_code == 202
+    assert world.drain() == 1
+    [first] = world.report_comments()
+    assert "gradgate passed" in first
+    assert world.check_runs(world.head)["gradgate"] == "success"
+    assert world.github.requests("PATCH", "/check-runs/"), "the in-progress runs were completed"
+
+    world.push(EDITED, message="edit a protected line")  # pass -> fail: recreated, people hear
+    world.deliver_push()
+    world.drain()
+    [second] = world.report_comments()
+    assert "gradgate failed" in second and "train.py:1" in second
+    assert world.check_runs(world.head)["gradgate/protected"] == "failure"
+
+    world.push(TRAIN, message="put it back")  # fail -> pass: the same comment, edited
+    world.deliver_push()
+    world.drain()
+    comments = world.github.comments(REPO, NUMBER, by=BOT)
+    assert len(comments) == 1 and "gradgate passed" in comments[0].body
+    stamp = Stamp.read(comments[0].body)
+    assert stamp is not None and (stamp.head, stamp.verdict) == (world.head, "success")
+    assert {world.check_runs(world.head)[c] for c in CHECKS} == {"success", "skipped"}
+
+
+def test_a_newer_push_cancels_the_queued_job_for_the_older_head(world: AppWorld) -> None:
+    older = world.push(EDITED)
+    world.deliver_push()
+    newer = world.push(TRAIN)
+    world.deliver_push()
+
+    assert world.drain() == 2
+    [comment] = world.report_comments()
+    stamp = Stamp.read(comment)
+    assert stamp is not None and stamp.head == newer
+    assert world.check_runs(older) == {}  # the older job stopped before it reported anything
+
+
+def test_a_push_while_a_job_runs_stops_it_and_only_the_newer_head_reports(
+    world: AppWorld,
+) -> None:
+    older = world.push(EDITED)
+    world.deliver_push()
+    pushed: list[str] = []
+
+    def push_meanwhile(method: str, path: str) -> None:
+        if method == "POST" and path.endswith("/check-runs") and not pushed:  # the job runs
+            pushed.append(world.push(TRAIN))
+            world.deliver_push()
+
+    world.github.hooks.append(push_meanwhile)
+    assert world.drain() == 2
+    [comment] = world.report_comments()
+    stamp = Stamp.read(comment)
+    assert stamp is not None and stamp.head == pushed[0] != older
+    assert world.check_runs(pushed[0])["gradgate"] == "success"
+    assert "failure" not in world.check_runs(older).values()  # never published for the old head
+
+
+def test_code_from_an_untrusted_author_waits_for_ok_to_test_bound_to_the_head(
+    world: AppWorld,
+) -> None:
+    world.github.repo(REPO).pulls[NUMBER].author = "mallory"
+    world.push("WIDTH = 16\n", path="model.py")
+    world.deliver_push(author="mallory")
+    world.drain()
+    [comment] = world.report_comments()
+    assert "/ok-to-test" in comment
+    runs = world.check_runs(world.head)
+    assert (runs["gradgate/protected"], runs["gradgate/gradient"]) == ("success", "in_progress")
+    assert runs["gradgate"] == "in_progress"  # pending, never a pass
+
+    world.comment("/ok-to-test", author="mallory")  # no write access: refused, politely, once
+    world.comment("/ok-to-test", author="mallory")
+    world.drain()
+    replies = [c for c in world.github.comments(REPO, NUMBER, by=BOT) if "ok-to-test" in c.body]
+    assert len(replies) == 2  # the report, and one reply
+    assert world.check_runs(world.head)["gradgate/gradient"] == "in_progress"
+
+    approval = world.comment("/ok-to-test", author="olivia")
+    assert approval.status_code == 202
+    world.drain()
+    assert world.check_runs(world.head)["gradgate/gradient"] != "in_progress"  # it ran
+    assert [r.content for r in world.github.repo(REPO).reactions] == ["eyes"]
+
+    world.push("WIDTH = 32\n", path="model.py")  # the approval was for the previous head
+    world.deliver_push(author="mallory")
+    world.drain()
+    assert world.check_runs(world.head)["gradgate/gradient"] == "in_progress"
+
+
+def test_recheck_needs_write_access_and_counts_only_on_its_own_line(world: AppWorld) -> None:
+    world.push(EDITED)
+    world.deliver_push()
+    world.drain()
+    ran = len(world.github.requests("POST", "/check-runs$"))
+
+    world.comment("> /recheck", author="olivia")  # quoted: nothing
+    world.comment("/recheck", author="mallory")  # no write access: one reply
+    world.comment("/recheck", author="mallory")
+    world.drain()
+    assert len(world.github.requests("POST", "/check-runs$")) == ran
+    refusals = [c for c in world.github.comments(REPO, NUMBER, by=BOT) if "write access" in c.body]
+    assert len(refusals) == 1
+
+    world.comment("/recheck", author="olivia")
+    world.drain()
+    assert len(world.github.requests("POST", "/check-runs$")) > ran  # re-ran and reported
+    assert [r.content for r in world.github.repo(REPO).reactions] == ["eyes"]
+    assert len(world.report_comments()) == 1
+
+
+def test_a_delivery_accepted_before_the_server_is_killed_is_not_lost(
+    world: AppWorld, tmp_path: Path
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.bot.app.conftest import free_port
+
+    port = free_port()
+    env = os.environ | {"GRADGATE_WEBHOOK_SECRET": world.settings.webhook_secret.decode()}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gradgate.bot", "serve", "--port", str(port),
+         "--data-dir", str(world.settings.data_dir)],
+        env=env, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        world.live.client.base_url = f"http://127.0.0.1:{port}"  # type: ignore[assignment]
+        world.wait_until(lambda: _answers(world))
+        assert world.deliver_push("opened").status_code == 202
+    finally:
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait()
+    assert world.drain() == 1
+    assert len(world.report_comments()) == 1
+
+
+def _answers(world: AppWorld) -> bool:
+    import httpx
+
+    try:
+        return world.live.client.get("/health").status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def test_ok_to_test_for_a_head_the_commenter_never_saw_is_not_applied(world: AppWorld) -> None:
+    world.github.repo(REPO).pulls[NUMBER].author = "mallory"
+    world.push("WIDTH = 16\n", path="model.py")
+    world.deliver_push(author="mallory")
+    world.push("WIDTH = 64\n", path="model.py")  # on GitHub, but its delivery is still on its way
+
+    world.comment("/ok-to-test", author="olivia")
+    world.drain()
+    replies = [
+        c.body
+        for c in world.github.comments(REPO, NUMBER, by=BOT)
+        if not c.body.startswith("<!-- gradgate:report")
+    ]
+    assert len(replies) == 1 and "Review the new commits" in replies[0]
+    assert world.queues.state.prs.approved(f"{REPO}#{NUMBER}") is None
+    assert world.github.repo(REPO).reactions == []
+
+
+def test_a_worker_without_the_apps_credentials_says_what_to_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gradgate.bot.doors.cli import main
+
+    for name in ("GRADGATE_APP_ID", "GRADGATE_APP_PRIVATE_KEY", "GRADGATE_APP_PRIVATE_KEY_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["worker", "--data-dir", str(tmp_path)]) == 2
+    assert "GRADGATE_APP_ID" in capsys.readouterr().err
+
+
+def test_the_process_that_runs_the_checks_holds_no_credentials(
+    world: AppWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker holds the App's key and tokens; the runner it starts (and PR code below it)
+    gets none of them: read from the running runner's own /proc/<pid>/environ."""
+    import os
+
+    monkeypatch.setenv("GRADGATE_APP_PRIVATE_KEY", world.pem)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_workers_own_token")
+    seen: list[bytes] = []
+
+    def read_runner_environment(method: str, path: str) -> None:
+        if method == "POST" and path.endswith("/check-runs") and not seen:  # the runner runs
+            for entry in Path("/proc").iterdir():
+                try:
+                    stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                    command = (entry / "cmdline").read_bytes()
+                    if int(stat[1]) == os.getpid() and b"gradgate.bot.app.runner" in command:
+                        seen.append((entry / "environ").read_bytes())
+                except (OSError, ValueError, IndexError):
+                    continue
+
+    world.github.hooks.append(read_runner_environment)
+    world.deliver_push("opened")
+    world.drain()
+    assert len(seen) == 1, "the runner was not found while it ran"
+    names = {line.split(b"=", 1)[0] for line in seen[0].split(b"\0") if line}
+    assert b"PATH" in names
+    assert not names & {b"GRADGATE_APP_PRIVATE_KEY", b"GITHUB_TOKEN"}
+    assert world.pem.encode()[40:80] not in seen[0]
+
+
+GPU_POLICY = """\
+zones:
+  - name: training
+    paths: ["train.py"]
+    checks: [protected]
+  - name: weights
+    paths: ["model.py"]
+    checks: [checkpoint]
+checks:
+  checkpoint:
+    device: cuda
+"""
+
+
+def test_a_check_that_needs_a_gpu_waits_for_the_gpu_queue_and_completes_the_same_report(
+    repo: GitRepo, github: FakeGitHub, settings: AppSettings
+) -> None:
+    from gradgate.bot.app.github import app_forge
+    from gradgate.bot.app.jobs import Queue
+    from gradgate.bot.app.trust import Gpu
+    from gradgate.bot.app.work import Worker
+
+    from tests.bot.app.world import FAST
+
+    world = make_world(repo, github, settings, policy=GPU_POLICY)
+    try:
+        forge = app_forge(world.settings, retry=FAST)
+        cpu = Worker(world.queues, forge, gpu=Gpu.DEFER, auto_to_gpu=True)
+        world.push("WIDTH = 16\n", path="model.py")
+        world.deliver_push()
+        assert world.drain(Queue.CPU, cpu) == 1
+        runs = world.check_runs(world.head)
+        assert (runs["gradgate/protected"], runs["gradgate/checkpoint"]) == (
+            "success",
+            "in_progress",
+        )
+        assert "waiting for a GPU worker" in world.report_comments()[0]
+        assert world.queues.pending(Queue.GPU) == 1
+
+        gpu = Worker(world.queues, forge, gpu=Gpu.RUN)
+        assert world.drain(Queue.GPU, gpu) == 1
+        runs = world.check_runs(world.head)
+        assert runs["gradgate/checkpoint"] != "in_progress"  # ran on the GPU worker
+        assert runs["gradgate/protected"] == "success"  # the CPU half's result, kept
+        [comment] = world.report_comments()
+        assert "waiting for a GPU worker" not in comment
+    finally:
+        world.live.stop()

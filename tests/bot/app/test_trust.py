@@ -1,0 +1,129 @@
+"""Who may run a PR's code, /ok-to-test binding, GPU routing, and merging partial runs (pure)."""
+
+from __future__ import annotations
+
+import pytest
+from gradgate.bot.app.combine import from_wire, merge, to_rerun, to_wire
+from gradgate.bot.app.trust import Gpu, approval_head, hold_for, may_run_code, needs_gpu
+from gradgate.bot.plan.plan import ConfigOrigin, Plan, PlannedCheck
+from gradgate.bot.report.render import Report
+from gradgate.bot.report.verdict import Verdict, verdict_for
+from gradgate.checks.base import CheckResult, CheckSettings, Outcome
+
+A, B = "a" * 40, "b" * 40
+
+
+@pytest.mark.parametrize(
+    ("can_write", "approved", "head", "expected"),
+    [
+        (True, None, A, True),
+        (False, None, A, False),
+        (False, A, A, True),
+        (False, A, B, False),  # approved A, then a push to B: the approval ended
+    ],
+)
+def test_code_runs_for_writers_or_an_ok_to_test_for_this_very_head(
+    can_write: bool, approved: str | None, head: str, expected: bool
+) -> None:
+    assert (
+        may_run_code(author_can_write=can_write, approved_head=approved, head_sha=head) is expected
+    )
+
+
+@pytest.mark.parametrize(("seen", "current", "expected"), [(A, A, A), (None, B, B), (A, B, None)])
+def test_ok_to_test_approves_only_the_head_the_commenter_could_have_seen(
+    seen: str | None, current: str, expected: str | None
+) -> None:
+    assert approval_head(seen=seen, current=current) == expected
+
+
+class Device(CheckSettings):
+    device: str = "cpu"
+
+
+def planned(name: str, *, code: bool) -> PlannedCheck:
+    return PlannedCheck(name, name, True, (), True, code)
+
+
+@pytest.mark.parametrize(
+    ("device", "auto_to_gpu", "expected"),
+    [("cpu", True, False), ("cuda", False, True), ("auto", False, False), ("auto", True, True)],
+)
+def test_gpu_routing(device: str, auto_to_gpu: bool, expected: bool) -> None:
+    assert needs_gpu(Device(device=device), auto_to_gpu=auto_to_gpu) is expected
+    assert not needs_gpu(CheckSettings(), auto_to_gpu=True)  # no device setting: CPU
+
+
+def test_untrusted_runs_static_checks_and_holds_code_checks() -> None:
+    hold = hold_for(user_code=False, gpu=Gpu.RUN, auto_to_gpu=False)
+    assert hold(planned("protected", code=False), CheckSettings()) is None
+    waiting = hold(planned("gradient", code=True), Device(device="cuda"))
+    assert waiting is not None and "/ok-to-test" in waiting and len(waiting) <= 140
+
+
+def test_a_cpu_worker_defers_gpu_checks_and_a_gpu_worker_runs_them() -> None:
+    cuda = Device(device="cuda")
+    deferred = hold_for(user_code=True, gpu=Gpu.DEFER, auto_to_gpu=False)
+    assert "GPU" in (deferred(planned("gradient", code=True), cuda) or "")
+    assert deferred(planned("gradient", code=True), Device()) is None
+    assert (
+        hold_for(user_code=True, gpu=Gpu.RUN, auto_to_gpu=True)(
+            planned("gradient", code=True), cuda
+        )
+        is None
+    )
+
+
+def result(name: str, outcome: Outcome) -> CheckResult:
+    return CheckResult(check=name, outcome=outcome, summary=str(outcome))
+
+
+def report(*results: CheckResult, head: str = A) -> Report:
+    plan = Plan(
+        checks=tuple(planned(r.check, code=r.check == "gradient") for r in results),
+        zones={},
+        changed_files=1,
+        config_origin=ConfigOrigin.BASE,
+        config_changed=False,
+    )
+    return Report(
+        verdict=verdict_for(results), results=results, plan=plan, head_sha=head, base_sha=B
+    )
+
+
+def test_a_waiting_check_keeps_the_verdict_pending_never_success() -> None:
+    assert (
+        verdict_for([result("protected", Outcome.PASS), result("gradient", Outcome.WAITING)])
+        is Verdict.PENDING
+    )
+    assert (
+        verdict_for([result("protected", Outcome.FAIL), result("gradient", Outcome.WAITING)])
+        is Verdict.FAILURE
+    )
+
+
+def test_the_gpu_half_completes_the_cpu_half() -> None:
+    cpu = report(result("protected", Outcome.PASS), result("gradient", Outcome.WAITING))
+    gpu = report(result("gradient", Outcome.FAIL))
+    merged = merge(from_wire(to_wire(cpu)), from_wire(to_wire(gpu)), checks=["gradient"])
+    assert [r.outcome for r in merged.results] == [Outcome.PASS, Outcome.FAIL]
+    assert merged.verdict is Verdict.FAILURE
+
+
+def test_recheck_reruns_what_failed_errored_or_waits_and_keeps_the_rest() -> None:
+    earlier = report(
+        result("protected", Outcome.PASS),
+        result("config-docs", Outcome.FAIL),
+        result("gradient", Outcome.ERROR),
+    )
+    assert to_rerun(earlier) == ("config-docs", "gradient")
+    fresh = report(result("config-docs", Outcome.PASS), result("gradient", Outcome.PASS))
+    assert merge(earlier, fresh, checks=to_rerun(earlier)).verdict is Verdict.SUCCESS
+
+
+def test_a_fresh_run_for_another_head_or_one_that_broke_replaces_everything() -> None:
+    earlier = report(result("protected", Outcome.PASS))
+    moved = report(result("protected", Outcome.FAIL), head=B)
+    assert merge(earlier, moved, checks=["protected"]) == moved
+    broken = Report(verdict=Verdict.ERROR, error="boom", head_sha=A, base_sha=B)
+    assert merge(earlier, broken, checks=["protected"]).verdict is Verdict.ERROR
