@@ -109,7 +109,11 @@ def test_editing_a_trailing_marked_path_blocks_with_marker_location_and_diff(rep
     assert result.outcome is Outcome.FAIL
     assert finding.severity is Severity.BLOCKING
     assert (finding.file, finding.line) == ("train.py", 5)
-    assert "`NO_REFAC`" in finding.message and "Revert the change" in finding.message
+    assert finding.message == (
+        '`state = torch.load("/data/ckpt/v3.pt", weights_only=True)` (`train.py:5`) is protected '
+        "by `# NO_REFAC`; this PR changes it. Revert the change, or remove the protection in a "
+        "separate reviewed PR (or ask an owner)."
+    )
     assert finding.details is not None
     assert '-    state = torch.load("/data/ckpt/v3.pt"' in finding.details
     assert '+    state = torch.load("/data/ckpt/v4.pt"' in finding.details
@@ -121,6 +125,9 @@ def test_editing_inside_an_own_line_marked_function_body_blocks(repo: GitRepo) -
 
     finding = only(result, "protected-line-changed")
     assert (finding.file, finding.line) == ("loss.py", 4)
+    assert finding.message.startswith(
+        "`def scaled_loss` (`loss.py:4`) is protected by `# NO_REFAC`; this PR changes it. "
+    )
     assert finding.details is not None and "+    return loss * 0.25" in finding.details
 
 
@@ -141,7 +148,9 @@ class Decoder:
 """
     result = pull_request(repo, {"m.py": source}, {"m.py": source.replace("x * 3", "x * 4")})
 
-    assert only(result, "protected-line-changed").line == 8
+    finding = only(result, "protected-line-changed")
+    assert finding.line == 8
+    assert finding.message.startswith("`def forward` (`m.py:8`) is protected")
 
 
 def test_editing_the_decorator_of_a_protected_function_blocks(repo: GitRepo) -> None:
@@ -153,6 +162,7 @@ def test_editing_the_decorator_of_a_protected_function_blocks(repo: GitRepo) -> 
 
     finding = only(result, "protected-line-changed")
     assert finding.line == 4
+    assert finding.message.startswith("`def ema` (`ema.py:4`) is protected")
     assert finding.details is not None and "+@torch.enable_grad()" in finding.details
 
 
@@ -160,7 +170,9 @@ def test_dont_touch_marker_protects_too(repo: GitRepo) -> None:
     source = "LR = 3e-4  # DON'T TOUCH\nEPOCHS = 3\n"
     result = pull_request(repo, {"hp.py": source}, {"hp.py": source.replace("3e-4", "1e-3")})
 
-    assert "`DON'T TOUCH`" in only(result, "protected-line-changed").message
+    assert only(result, "protected-line-changed").message.startswith(
+        "`LR = 3e-4` (`hp.py:1`) is protected by `# DON'T TOUCH`; this PR changes it."
+    )
 
 
 def test_custom_markers_from_settings_replace_the_defaults(repo: GitRepo) -> None:
@@ -196,17 +208,18 @@ def test_syntax_error_elsewhere_leaves_an_unchanged_protected_function_alone(
 
 
 @pytest.mark.parametrize(
-    ("edit", "line"),
-    [(("0.1", "0.2"), 3), (("0.001", "0.01"), 6)],
+    ("edit", "line", "name"),
+    [(("0.1", "0.2"), 3, "dropout: 0.1"), (("0.001", "0.01"), 6, "lr: 0.001")],
     ids=["own-line-marker", "trailing-marker"],
 )
 def test_editing_a_protected_yaml_line_blocks(
-    repo: GitRepo, edit: tuple[str, str], line: int
+    repo: GitRepo, edit: tuple[str, str], line: int, name: str
 ) -> None:
     result = pull_request(repo, {"conf.yaml": CONFIG}, {"conf.yaml": CONFIG.replace(*edit)})
 
     finding = only(result, "protected-line-changed")
     assert (finding.file, finding.line) == ("conf.yaml", line)
+    assert finding.message.startswith(f"`{name}` (`conf.yaml:{line}`) is protected by `# NO_REFAC`")
     assert finding.details is not None and f"+{edit[1]}" not in finding.details
     assert edit[1] in finding.details
 
@@ -215,7 +228,11 @@ def test_editing_a_slash_commented_protected_line_in_cuda_source_blocks(repo: Gi
     source = "#include <cuda.h>\nconst float EPS = 1e-5f;  // NO_REFAC\n"
     result = pull_request(repo, {"k.cu": source}, {"k.cu": source.replace("1e-5f", "1e-6f")})
 
-    assert only(result, "protected-line-changed").line == 2
+    finding = only(result, "protected-line-changed")
+    assert finding.line == 2
+    assert finding.message.startswith(
+        "`const float EPS = 1e-5f;` (`k.cu:2`) is protected by `// NO_REFAC`; this PR changes it."
+    )
 
 
 # --- P2: the marker itself is removed --------------------------------------------------------
@@ -227,6 +244,10 @@ def test_deleting_only_an_own_line_marker_blocks_as_protection_removed(repo: Git
     finding = only(result, "protection-removed")
     assert finding.severity is Severity.BLOCKING
     assert (finding.file, finding.line) == ("loss.py", 4)
+    assert finding.message == (
+        "The `# NO_REFAC` marker on `def scaled_loss` (`loss.py:4`) was removed. Restore the "
+        "marker; removing a protection needs its own reviewed PR (or an owner)."
+    )
     assert finding.details is not None and "-# NO_REFAC" in finding.details
     assert result.outcome is Outcome.FAIL
 
@@ -235,7 +256,13 @@ def test_deleting_only_a_trailing_marker_blocks_as_protection_removed(repo: GitR
     head = TRAIN.replace("  # NO_REFAC: cluster path", "")
     result = pull_request(repo, {"train.py": TRAIN}, {"train.py": head})
 
-    assert only(result, "protection-removed").line == 5
+    finding = only(result, "protection-removed")
+    assert finding.line == 5
+    assert finding.message.startswith(
+        '`# NO_REFAC` marker on `state = torch.load("/data/ckpt/v3.pt", weights_only=True)` '
+        "(`train.py:5`) was removed.",
+        len("The "),
+    )
 
 
 def test_deleting_a_yaml_marker_blocks_as_protection_removed(repo: GitRepo) -> None:
@@ -259,7 +286,11 @@ def test_moving_a_protected_function_unchanged_to_another_file_is_a_note(repo: G
     finding = only(result, "protected-moved")
     assert finding.severity is Severity.NOTE
     assert (finding.file, finding.line) == ("losses/scaled.py", 4)
-    assert "`loss.py:4`" in finding.message and "`losses/scaled.py:4`" in finding.message
+    assert finding.message == (
+        "`def scaled_loss` (`loss.py:4`) is protected by `# NO_REFAC`; it moved unchanged to "
+        "`losses/scaled.py:4` and is still protected there. Nothing to do unless the move itself "
+        "needs review."
+    )
     assert result.outcome is Outcome.PASS
 
 
@@ -268,7 +299,10 @@ def test_moving_a_protected_function_but_dropping_its_marker_blocks(repo: GitRep
     head = {"loss.py": LOSS.replace("# NO_REFAC\n" + function, ""), "scaled.py": function}
     result = pull_request(repo, {"loss.py": LOSS}, head)
 
-    assert "`scaled.py:1`" in only(result, "protection-removed").message
+    assert only(result, "protection-removed").message.startswith(
+        "The `# NO_REFAC` marker on `def scaled_loss` (`loss.py:4`) was removed "
+        "(it is now at `scaled.py:1`)."
+    )
 
 
 def test_moving_a_protected_method_to_another_class_in_the_same_file_is_a_note(
@@ -369,7 +403,12 @@ def test_adding_a_new_marker_is_only_a_note(repo: GitRepo) -> None:
     head = LOSS.replace("def other", "# NO_REFAC\ndef other")
     result = pull_request(repo, {"loss.py": LOSS}, {"loss.py": head})
 
-    assert only(result, "protection-added").line == 10
+    finding = only(result, "protection-added")
+    assert finding.line == 10
+    assert finding.message == (
+        "New protection: `# NO_REFAC` on `def other` (`loss.py:10`); later changes to it will "
+        "block."
+    )
     assert result.outcome is Outcome.PASS
 
 
