@@ -224,6 +224,7 @@ def run_request(request: Request, *, progress: Progress = _quiet) -> Report:
                 source=source,
                 settings=planned.policy.config.settings_for(check.name),
                 zones=zones_for_check(planned.plan, check.name),
+                zone_owners=planned.plan.owners,
                 python=python,
                 model=planned.policy.config.model,
                 config_dir=config_dir,

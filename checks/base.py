@@ -156,6 +156,8 @@ class CheckContext:
     settings: CheckSettings
     # zone name -> the changed paths that fall in it, for zones that require this check
     zones: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # zone name -> its owners (the zone's `owners:`), for touched zones that name any
+    zone_owners: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # The interpreter that runs user code (the sandbox's ``python``); None: gradgate's own.
     python: str | None = None
     # The top-level `model:` block; a check reads its effective spec with

@@ -114,7 +114,7 @@ class ProtectedCheck:
         findings, involved = _resolve(scans, parse_unmarked)
         for zone, paths in sorted(ctx.zones.items()):
             if paths and not involved.intersection(paths):
-                notes.append(zone_touched(zone, paths))
+                notes.append(zone_touched(zone, paths, ctx.zone_owners.get(zone, ())))
         ordered = tuple(sorted([*findings, *notes], key=report_order))
         checked = sum(len(scan.pairings) for scan in scans)
         return CheckResult(

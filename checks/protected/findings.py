@@ -39,6 +39,7 @@ _MAX_DIFF_LINES = 40
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 _MAX_DIFF_INPUT = 400  # lines of a statement difflib is given: its cost grows with the square
 _NAME_CHARS = 80  # of a statement's name in a message
+_LISTED = 3  # paths a zone note names
 _DEFINES = {"FunctionDef": "def", "AsyncFunctionDef": "async def", "ClassDef": "class"}
 
 
@@ -175,16 +176,33 @@ def added(unit: Unit) -> Finding:
     )
 
 
-def zone_touched(zone: str, paths: Sequence[str]) -> Finding:
-    named = ", ".join(f"{_code(p)}" for p in paths[:3])
-    more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+def zone_touched(zone: str, paths: Sequence[str], owners: Sequence[str] = ()) -> Finding:
+    """A note for a protected zone the PR touched; ``owners`` (from the zone's config) decide."""
+    named = [_code(p) for p in paths[:_LISTED]]
+    more = len(paths) - len(named)
+    if more:
+        files = _words([*named, f"{more} more {'file' if more == 1 else 'files'}"])
+    else:
+        files = _words(named)
     verb = "is" if len(paths) == 1 else "are"
+    if owners:
+        ask = f"ask an owner ({', '.join(_code(o) for o in owners)}) to review."
+    else:
+        them = "it" if len(paths) == 1 else "them"
+        ask = f"review {them} with care (add `owners:` to the zone to name who decides)."
     return Finding(
         kind=ZONE,
         severity=Severity.NOTE,
-        message=f"{named}{more} {verb} in protected zone {_code(zone)}; ask an owner to review.",
+        message=f"{files} {verb} in protected zone {_code(zone)}; {ask}",
         file=paths[0] if paths else None,
     )
+
+
+def _words(items: Sequence[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def skipped(path: str, why: str) -> Finding:

@@ -21,6 +21,7 @@ def pull_request(
     moves: tuple[tuple[str, str], ...] = (),
     markers: tuple[str, ...] | None = None,
     zones: Mapping[str, tuple[str, ...]] | None = None,
+    zone_owners: Mapping[str, tuple[str, ...]] | None = None,
     binary_from_git: bool = True,
     all_binary: bool = False,
     then: Callable[[], None] | None = None,
@@ -53,6 +54,7 @@ def pull_request(
             source=git,
             settings=settings,
             zones=zones or {},
+            zone_owners=zone_owners or {},
         )
         return ProtectedCheck().run(ctx)
 
@@ -423,16 +425,71 @@ def test_deleting_a_file_with_protected_lines_blocks(repo: GitRepo) -> None:
     assert result.summary == "1 protected line deleted"
 
 
-def test_a_touched_protected_zone_without_marker_findings_is_noted(repo: GitRepo) -> None:
+def test_a_touched_protected_zone_without_owners_says_how_to_name_them(repo: GitRepo) -> None:
     zones = {"model-core": ("models/encoder.py",)}
     base = {"models/encoder.py": "WIDTH = 4\n"}
     result = pull_request(repo, base, {"models/encoder.py": "WIDTH = 8\n"}, zones=zones)
 
     finding = only(result, "zone-touched")
     assert finding.message == (
-        "`models/encoder.py` is in protected zone `model-core`; ask an owner to review."
+        "`models/encoder.py` is in protected zone `model-core`; review it with care (add "
+        "`owners:` to the zone to name who decides)."
     )
     assert result.outcome is Outcome.PASS
+
+
+def test_a_touched_protected_zone_with_owners_names_them(repo: GitRepo) -> None:
+    paths = tuple(f"models/m{i}.py" for i in range(5))
+    zones = {"model-core": paths}
+    result = pull_request(
+        repo,
+        dict.fromkeys(paths, "WIDTH = 4\n"),
+        dict.fromkeys(paths, "WIDTH = 8\n"),
+        zones=zones,
+        zone_owners={"model-core": ("@alice", "@ml-team")},
+    )
+
+    assert only(result, "zone-touched").message == (
+        "`models/m0.py`, `models/m1.py`, `models/m2.py` and 2 more files are in protected zone "
+        "`model-core`; ask an owner (`@alice`, `@ml-team`) to review."
+    )
+
+
+def test_a_zone_without_owners_with_several_paths_asks_to_review_them(repo: GitRepo) -> None:
+    paths = ("z/a.py", "z/b.py")
+    result = pull_request(
+        repo, dict.fromkeys(paths, "A = 1\n"), dict.fromkeys(paths, "A = 2\n"), zones={"z": paths}
+    )
+
+    assert only(result, "zone-touched").message == (
+        "`z/a.py` and `z/b.py` are in protected zone `z`; review them with care (add `owners:` "
+        "to the zone to name who decides)."
+    )
+
+
+@pytest.mark.parametrize(
+    ("count", "named"),
+    [
+        (2, "`z/m0.py` and `z/m1.py` are"),
+        (3, "`z/m0.py`, `z/m1.py` and `z/m2.py` are"),
+        (4, "`z/m0.py`, `z/m1.py`, `z/m2.py` and 1 more file are"),
+    ],
+)
+def test_a_zone_note_names_its_paths_in_plain_english(
+    repo: GitRepo, count: int, named: str
+) -> None:
+    paths = tuple(f"z/m{i}.py" for i in range(count))
+    result = pull_request(
+        repo,
+        dict.fromkeys(paths, "A = 1\n"),
+        dict.fromkeys(paths, "A = 2\n"),
+        zones={"core": paths},
+        zone_owners={"core": ("@bob",)},
+    )
+
+    assert only(result, "zone-touched").message == (
+        f"{named} in protected zone `core`; ask an owner (`@bob`) to review."
+    )
 
 
 @pytest.mark.parametrize("binary_from_git", [True, False], ids=["flagged-by-git", "sniffed"])
