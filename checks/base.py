@@ -50,8 +50,8 @@ class Finding:
     line: int | None = None
     details: str | None = None  # e.g. a before/after diff, shown folded
     revision: str | None = None  # "base" or "head" when the finding is about one side
-    # How reports fence ``details``: "diff", or "suggestion" (GitHub's block for a replacement
-    # of the finding's line, which a reviewer can apply).
+    # How reports fence ``details``: "diff", "text" (a plain list), or "suggestion" (GitHub's
+    # block for a replacement of the finding's line, which a reviewer can apply).
     details_lang: str = "diff"
     # A base-side finding's statement as it is at head, where it still exists there: what
     # GitHub can annotate and comment on ("Files changed" marks head lines). None: no such line.

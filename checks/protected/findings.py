@@ -39,7 +39,7 @@ _MAX_DIFF_LINES = 40
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 _MAX_DIFF_INPUT = 400  # lines of a statement difflib is given: its cost grows with the square
 _NAME_CHARS = 80  # of a statement's name in a message
-_LISTED = 3  # paths a zone note names
+_LISTED = 3  # paths or statements a message names before "and N more"
 _DEFINES = {"FunctionDef": "def", "AsyncFunctionDef": "async def", "ClassDef": "class"}
 
 
@@ -95,20 +95,43 @@ def finding_for(
             _diff(base, head),
         )
     if head_lines is None:
-        return _blocking(
-            DELETED,
-            base,
-            f"{guard}, and this PR deletes {_code(base.path)}. Keep the statement (moving it "
-            "unchanged to another file is fine), or remove the protection in a separate "
-            "reviewed PR (or ask an owner).",
-            _cap([f"-{line}" for line in base.text.splitlines()]),
-        )
+        return deleted_file([base])
     return _blocking(
         CHANGED,
         base,
         f"{guard}; this PR changes or removes it. {_WHAT_TO_DO}",
         _region_diff(base, base_lines, head_lines),
     )
+
+
+def deleted_file(units: Sequence[Unit]) -> Finding:
+    """One finding for a deleted file that held the protected ``units`` (in line order)."""
+    path = units[0].path
+    noun = _protected_noun(units)
+    named = [f"{_code(statement_name(u))} at line {u.marker_line}" for u in units[:_LISTED]]
+    more = len(units) - len(named)
+    listed = _words([*named, f"{more} more"] if more else named)
+    held = f"{len(units)} protected {noun}" if len(units) > 1 else f"a protected {noun[:-1]}"
+    it, them = ("it", "the protection") if len(units) == 1 else ("them", "the protections")
+    shown = [f"line {u.marker_line}: {statement_name(u)}" for u in units[:_MAX_DIFF_LINES]]
+    if len(units) > _MAX_DIFF_LINES:
+        shown.append(f"… and {len(units) - _MAX_DIFF_LINES} more")
+    return Finding(
+        kind=DELETED,
+        severity=Severity.BLOCKING,
+        message=f"{_code(path)} held {held} ({listed}), and this PR deletes the file. Keep "
+        f"{it} (moving {it} unchanged to another file is fine), or remove {them} in a separate "
+        "reviewed PR (or ask an owner).",
+        file=path,
+        line=units[0].marker_line,
+        details="\n".join(shown),
+        details_lang="text",
+        revision="base",
+    )
+
+
+def _protected_noun(units: Sequence[Unit]) -> str:
+    return "lines" if all(u.kind == "line" for u in units) else "statements"
 
 
 def statement_name(unit: Unit) -> str:
@@ -250,7 +273,7 @@ def summary(findings: Iterable[Finding], *, checked: int, files: int) -> str:
     blocking = [
         _count(counts[CHANGED], "protected line changed", "protected lines changed"),
         _count(counts[REMOVED], "protection removed", "protections removed"),
-        _count(counts[DELETED], "protected line deleted", "protected lines deleted"),
+        _count(counts[DELETED], "protected file deleted", "protected files deleted"),
         _count(counts[UNREADABLE], "protected file unreadable", "protected files unreadable"),
     ]
     said = ", ".join(part for part in blocking if part)

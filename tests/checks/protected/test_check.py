@@ -422,7 +422,82 @@ def test_deleting_a_file_with_protected_lines_blocks(repo: GitRepo) -> None:
 
     finding = only(result, "protected-line-deleted")
     assert (finding.file, finding.line, finding.severity) == ("loss.py", 4, Severity.BLOCKING)
-    assert result.summary == "1 protected line deleted"
+    assert finding.message == (
+        "`loss.py` held a protected statement (`def scaled_loss` at line 4), and this PR deletes "
+        "the file. Keep it (moving it unchanged to another file is fine), or remove the "
+        "protection in a separate reviewed PR (or ask an owner)."
+    )
+    assert result.summary == "1 protected file deleted"
+
+
+ELEVEN = (
+    "".join(f"# NO_REFAC\ndef step_{i}(x):\n    return x + {i}\n\n\n" for i in range(10))
+    + "SEED = 1234  # NO_REFAC\n"
+)
+
+
+def test_a_deleted_file_with_eleven_markers_is_one_finding_naming_the_first_three(
+    repo: GitRepo,
+) -> None:
+    result = pull_request(
+        repo, {"legacy/model.py": ELEVEN, "keep.py": "x = 1\n"}, {"legacy/model.py": None}
+    )
+
+    finding = only(result, "protected-line-deleted")
+    assert (finding.file, finding.line, finding.revision) == ("legacy/model.py", 1, "base")
+    assert finding.message == (
+        "`legacy/model.py` held 11 protected statements (`def step_0` at line 1, `def step_1` "
+        "at line 6, `def step_2` at line 11 and 8 more), and this PR deletes the file. Keep them "
+        "(moving them unchanged to another file is fine), or remove the protections in a "
+        "separate reviewed PR (or ask an owner)."
+    )
+    assert finding.details is not None and finding.details_lang == "text"
+    listed = finding.details.splitlines()
+    assert listed[:2] == ["line 1: def step_0", "line 6: def step_1"]
+    assert listed[-1] == "line 51: SEED = 1234"
+    assert len(listed) == 11
+    assert result.summary == "1 protected file deleted"
+    assert result.outcome is Outcome.FAIL
+
+
+def test_two_deleted_files_are_two_findings_and_a_yaml_file_held_lines(repo: GitRepo) -> None:
+    result = pull_request(
+        repo, {"loss.py": LOSS, "conf.yaml": CONFIG}, {"loss.py": None, "conf.yaml": None}
+    )
+
+    deleted = [f for f in result.findings if f.kind == "protected-line-deleted"]
+    assert [f.file for f in deleted] == ["conf.yaml", "loss.py"]
+    assert deleted[0].message.startswith(
+        "`conf.yaml` held 2 protected lines (`dropout: 0.1` at line 3 and `lr: 0.001` at "
+        "line 6), and this PR deletes the file."
+    )
+    assert result.summary == "2 protected files deleted"
+
+
+def test_a_deleted_file_lists_only_what_did_not_move_elsewhere(repo: GitRepo) -> None:
+    function = LOSS[LOSS.index("# NO_REFAC") : LOSS.index("def other")]
+    filler = "".join(f"def helper_{i}():\n    return {i}\n\n\n" for i in range(20))
+    base = {"loss.py": LOSS + "\nEPS = 1e-8  # NO_REFAC\n" + filler}
+    head = {"loss.py": None, "losses/scaled.py": "import math\n\n\n" + function}
+    result = pull_request(repo, base, head)
+
+    kinds = [(f.kind, f.file) for f in result.findings]
+    assert kinds == [("protected-line-deleted", "loss.py"), ("protected-moved", "losses/scaled.py")]
+    assert result.findings[0].message.startswith(
+        "`loss.py` held a protected statement (`EPS = 1e-8` at line 13), and this PR deletes"
+    )
+
+
+def test_a_file_deleted_after_moving_everything_protected_out_is_not_a_deletion(
+    repo: GitRepo,
+) -> None:
+    function = LOSS[LOSS.index("# NO_REFAC") : LOSS.index("def other")]
+    filler = "".join(f"def helper_{i}():\n    return {i}\n\n\n" for i in range(20))
+    head = {"loss.py": None, "losses/scaled.py": "import math\n\n\n" + function}
+    result = pull_request(repo, {"loss.py": LOSS + filler}, head)
+
+    assert only(result, "protected-moved").file == "losses/scaled.py"
+    assert result.outcome is Outcome.PASS
 
 
 def test_a_touched_protected_zone_without_owners_says_how_to_name_them(repo: GitRepo) -> None:
