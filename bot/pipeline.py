@@ -313,6 +313,7 @@ def run_request(
                 source=source,
                 settings=settings,
                 zones=zones_for_check(planned.plan, check.name),
+                zone_owners=planned.plan.owners,
                 python=python,
                 model=planned.policy.config.model,
                 config_dir=config_dir,
