@@ -57,7 +57,9 @@ PROTECTED_FAIL = CheckResult(
         Finding(
             kind="protected-line-changed",
             severity=Severity.BLOCKING,
-            message="`models/io.py:3` is protected by `NO_REFAC` and this PR changes it.",
+            message='`ROOT = "data/v3"` (`models/io.py:3`) is protected by `# NO_REFAC`; this PR '
+            "changes it. Revert the change, or remove the protection in a separate reviewed PR "
+            "(or ask an owner).",
             file="models/io.py",
             line=3,
             revision="base",
@@ -68,7 +70,8 @@ PROTECTED_FAIL = CheckResult(
         Finding(
             kind="zone-touched",
             severity=Severity.NOTE,
-            message="`models/net.py` is in protected zone `model-core`.",
+            message="`models/net.py` is in protected zone `model-core`; ask an owner (`@ml-core`) "
+            "to review.",
             file="models/net.py",
         ),
     ),
