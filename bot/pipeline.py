@@ -151,9 +151,9 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
         with git[0] as diff, git[1] as listed:
             policy = read_policy(repo, request, base_sha, head_sha)  # 1 config
             matcher = ZoneMatcher.compile(policy.config.zones)
-            gaps = zone_gaps(policy.config, tracked, listed)
             progress("reading the diff")
-            paths, files = diff()  # 2 diff
+            paths, files = diff()  # 2 diff (the listing is indexed while this waits on git)
+            gaps = zone_gaps(policy.config, tracked, listed)
     edits = python_edits(repo, base_sha, head_sha, paths)
     plan = make_plan(  # 3 zones, 4 plan
         policy.config,
