@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -160,6 +161,20 @@ def test_rendered_report_matches_golden_file(name: str, fmt: str) -> None:
 def test_markdown_comment_starts_with_the_hidden_marker() -> None:
     for factory in CASES.values():
         assert render(factory(), "markdown").startswith(COMMENT_MARKER)
+
+
+def test_a_statement_at_the_same_place_on_both_sides_is_one_label_linked_to_each_sha() -> None:
+    same = dataclasses.replace(PROTECTED_FAIL.findings[0], head_line=3)
+    result = dataclasses.replace(PROTECTED_FAIL, findings=(same,))
+    report = dataclasses.replace(failing_report(), results=(result,))
+    body = render(report, "markdown")
+    assert (
+        f"`models/io.py:3` ([base](https://github.com/octo/tiny/blob/{BASE}/models/io.py#L3) and "
+        f"[head](https://github.com/octo/tiny/blob/{HEAD}/models/io.py#L3))"
+    ) in body
+    assert "[blocking] protected: models/io.py:3 (base and head): " in render(report, "text")
+    unlinked = render(dataclasses.replace(report, repo_url=None), "markdown")
+    assert "`models/io.py:3` (base and head) · " in unlinked
 
 
 def test_failure_comment_links_base_findings_to_the_base_sha() -> None:
