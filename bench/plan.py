@@ -229,14 +229,23 @@ def timed(step: Callable[[], object]) -> float:
 
 def in_process(repo: Path) -> tuple[float, list[tuple[str, float]]]:
     """Steps 1-4 (config, diff, zones, plan) as `gradgate plan` runs them, and where time goes."""
+    from gradgate.bot.config.patterns import gitignore_regex
     from gradgate.bot.git.repository import GitRepository
     from gradgate.bot.pipeline import Request, plan_request, read_policy
     from gradgate.bot.plan.plan import make_plan
+    from gradgate.bot.plan.zone_index import parse_regex
     from gradgate.bot.plan.zones import ZoneMatcher
     from gradgate.bot.report.render import render_plan
 
     request = Request(repo_path=repo, base="base", head="head")
-    plan_s = timed(lambda: plan_request(request, for_checks=False))
+
+    def fresh_plan() -> object:
+        # As in a fresh `gradgate plan`: each run reads every pattern anew.
+        gitignore_regex.cache_clear()
+        parse_regex.cache_clear()
+        return plan_request(request, for_checks=False)
+
+    plan_s = timed(fresh_plan)
     source = GitRepository(repo)
     head = source.resolve("head")
     base = source.merge_base(source.resolve("base"), head)

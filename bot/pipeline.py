@@ -11,7 +11,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from gradgate.bot.config.bounds import adopting, decode_config, read_config_file, refuse_entry
+from gradgate.bot.config.bounds import (
+    MAX_CONFIG_BYTES,
+    adopting,
+    decode_config,
+    read_config_file,
+    refuse_entry,
+)
 from gradgate.bot.config.model import CONFIG_FILENAME, Config, config_hash, load_config
 from gradgate.bot.deadline import TimedOut, within
 from gradgate.bot.git.repository import GitRepository
@@ -25,6 +31,7 @@ from gradgate.bot.plan.plan import (
     zones_for_check,
 )
 from gradgate.bot.plan.python_edits import PYTHON, PythonEdits, classify
+from gradgate.bot.plan.unmatched import Tracked, unmatched
 from gradgate.bot.plan.zones import ZoneMatcher
 from gradgate.bot.report.lines import diff_lines
 from gradgate.bot.report.render import Report
@@ -57,6 +64,8 @@ class Request:
     # The door's sandbox mode, used where the config has no `sandbox:` (the Action and the
     # App pass "require" on Linux).
     sandbox_default: Literal["auto", "require"] = "auto"
+    # The door's options that change the result, which a CLI report's re-run hint repeats.
+    options: tuple[str, ...] = ()
     user_code: bool = True  # False: the PR's code may not run (App mode, untrusted author)
 
 
@@ -84,7 +93,8 @@ def read_policy(repo: GitRepository, request: Request, base_sha: str, head_sha: 
     Bounded before it is parsed (bot.config.bounds): size, file kind, encoding."""
     if request.config_file is not None:
         text = read_config_file(request.config_file)
-        return _policy(text, ConfigOrigin.FILE, str(request.config_file))
+        config = load_config(text, source=str(request.config_file))  # errors: the path as given
+        return Policy(config, ConfigOrigin.FILE, text, config_label(request.config_file, repo.root))
     for origin, sha in ((ConfigOrigin.BASE, base_sha), (ConfigOrigin.HEAD, head_sha)):
         entry = repo.entry(sha, CONFIG_FILENAME)
         if entry is not None:
@@ -96,6 +106,15 @@ def read_policy(repo: GitRepository, request: Request, base_sha: str, head_sha: 
                 return Policy(adopting(policy.config), origin, policy.text, source)
             return policy
     return Policy(Config(), ConfigOrigin.DEFAULT, "", "built-in defaults")
+
+
+def config_label(path: Path, root: Path) -> str:
+    """A `--config` file in words for messages and the footer: its path in the repository, or
+    only its name when it lies outside (never an absolute path of the machine that ran it)."""
+    resolved = path.resolve()
+    if resolved.is_relative_to(root.resolve()):
+        return f"{resolved.relative_to(root.resolve()).as_posix()} (--config)"
+    return f"{path.name} (--config, outside the repository)"
 
 
 def _policy(text: str, origin: ConfigOrigin, source: str) -> Policy:
@@ -122,12 +141,19 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
         progress("reading the diff")
         changes = repo.changes(base_sha, head_sha)  # 2 diff
         paths, files = changed_paths(changes), len(changes)
+        tracked = Tracked()
+        with repo.tracked_paths(head_sha, tracked.feed) as listed:
+            gaps = zone_gaps(policy.config, tracked, listed)
     else:  # git works out the diff (~0.1 s on 100k files) while we read and compile the config
-        with repo.changed_paths(base_sha, head_sha) as diff:
+        # and ask its zone patterns about the files at head
+        tracked = Tracked()
+        git = repo.changed_paths(base_sha, head_sha), repo.tracked_paths(head_sha, tracked.feed)
+        with git[0] as diff, git[1] as listed:
             policy = read_policy(repo, request, base_sha, head_sha)  # 1 config
             matcher = ZoneMatcher.compile(policy.config.zones)
             progress("reading the diff")
-            paths, files = diff()  # 2 diff
+            paths, files = diff()  # 2 diff (the listing is indexed while this waits on git)
+            gaps = zone_gaps(policy.config, tracked, listed)
     edits = python_edits(repo, base_sha, head_sha, paths)
     plan = make_plan(  # 3 zones, 4 plan
         policy.config,
@@ -139,7 +165,11 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
         non_semantic=edits.non_semantic,
         gradient_edits=edits.gradient,
         unscanned=edits.unscanned,
+        unmatched=gaps,
+        markers_at_head=bool(policy.config.zones) or has_markers(repo, policy.config, head_sha),
     )
+    if request.config_file is None and uncommitted_config(repo, head_sha):
+        plan = replace(plan, config_uncommitted=True)
     _only_planned(plan, request.only)
     return Planned(repo, base_sha, head_sha, policy, changes, plan)
 
@@ -154,6 +184,44 @@ def _only_planned(plan: Plan, only: Sequence[str] | None) -> None:
             "that requires it), so nothing would be checked; run `gradgate plan` to see which "
             "checks this change needs, or drop --only"
         )
+
+
+def zone_gaps(
+    config: Config, tracked: Tracked, listed: Callable[[], None]
+) -> dict[str, tuple[str, ...]]:
+    """The zone patterns that match no file at head (bot.plan.unmatched), once git has ``listed``
+    the ``tracked`` files; none without zones (and git's listing is then left unread)."""
+    if not config.zones:
+        return {}
+    listed()
+    return unmatched(config.zones, tracked)
+
+
+def uncommitted_config(repo: GitRepository, head_sha: str) -> bool:
+    """Whether the work tree holds a .gradgate.yml that differs from the head commit's (or that
+    the head commit lacks: right after `gradgate init`), when the head is what is checked out.
+
+    Such a file was not read: the policy comes from commits (base, else head), never the work
+    tree, so that what a run checked can be named by SHAs."""
+    path = repo.root / CONFIG_FILENAME
+    try:
+        if not path.is_file() or repo.resolve("HEAD") != head_sha:
+            return False
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            return True
+        return repo.read(head_sha, CONFIG_FILENAME) != path.read_bytes()
+    except (OSError, GradgateError):  # unreadable, or no HEAD (a bare mirror): nothing to say
+        return False
+
+
+def has_markers(repo: GitRepository, config: Config, head_sha: str) -> bool:
+    """Whether any file at head mentions one of the `protected` check's markers."""
+    from gradgate.checks.protected.check import ProtectedSettings
+
+    settings = config.settings_for("protected")
+    if not isinstance(settings, ProtectedSettings):
+        settings = ProtectedSettings.model_validate(settings.model_dump())
+    return repo.mentions(head_sha, settings.markers)
 
 
 def python_edits(
@@ -245,6 +313,7 @@ def run_request(
                 source=source,
                 settings=settings,
                 zones=zones_for_check(planned.plan, check.name),
+                zone_owners=planned.plan.owners,
                 python=python,
                 model=planned.policy.config.model,
                 config_dir=config_dir,
@@ -265,6 +334,7 @@ def run_request(
         config_source=planned.policy.source,
         rerun="pr" if request.pr_number is not None else "cli",
         diff_lines=diff_lines(planned.changes, results),  # where GitHub takes review comments
+        options=request.options,
     )
 
 
@@ -276,4 +346,5 @@ def error_report(request: Request, error: GradgateError | str) -> Report:
         base_ref=request.base,
         head_ref=request.head,
         rerun="pr" if request.pr_number is not None else "cli",
+        options=request.options,
     )

@@ -53,8 +53,8 @@ class Finding:
     line: int | None = None
     details: str | None = None  # e.g. a before/after diff, shown folded
     revision: str | None = None  # "base" or "head" when the finding is about one side
-    # How reports fence ``details``: "diff", or "suggestion" (GitHub's block for a replacement
-    # of the finding's line, which a reviewer can apply).
+    # How reports fence ``details``: "diff", "text" (a plain list), or "suggestion" (GitHub's
+    # block for a replacement of the finding's line, which a reviewer can apply).
     details_lang: str = "diff"
     # A base-side finding's statement as it is at head, where it still exists there: what
     # GitHub can annotate and comment on ("Files changed" marks head lines). None: no such line.
@@ -159,6 +159,8 @@ class CheckContext:
     settings: CheckSettings
     # zone name -> the changed paths that fall in it, for zones that require this check
     zones: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # zone name -> its owners (the zone's `owners:`), for touched zones that name any
+    zone_owners: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # The interpreter that runs user code (the sandbox's ``python``); None: gradgate's own.
     python: str | None = None
     # The top-level `model:` block; a check reads its effective spec with

@@ -8,8 +8,8 @@ import re
 from typing import Annotated
 
 from gradgate.bot.config.errors import did_you_mean
+from gradgate.bot.config.patterns import gitignore_regex
 from gradgate.checks import REGISTRY
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
 _FROZEN = ConfigDict(extra="forbid", frozen=True)
@@ -30,10 +30,12 @@ def _gitignore_pattern(pattern: str) -> str:
     try:
         if not pattern:  # from_lines skips "" (it would match nothing); a zone must not
             raise ValueError(pattern)
-        compiled = GitIgnoreSpecPattern(pattern)
+        regex, include = gitignore_regex(pattern)
+        if regex is not None:
+            re.compile(regex)  # as GitIgnoreSpecPattern(pattern) would
     except (ValueError, re.error):  # re.error for [z-a]
         raise ValueError(f"`{pattern}` is not a valid gitignore pattern") from None
-    if compiled.include is None:  # gitignore syntax silently ignores the line
+    if include is None:  # gitignore syntax silently ignores the line
         if not pattern.strip():
             raise ValueError("a pattern must not be blank")
         if pattern.startswith("#"):

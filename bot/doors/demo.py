@@ -1,9 +1,11 @@
 """`gradgate demo`: build the bundled example repo with a PR of quiet breakages, gate it, print it.
 
-Exits 0 when the tour worked (the report inside says failure, as planted) and 2 when gradgate
-itself broke, a planted finding (the protected line, the README/config batch size, the stray
-`.detach()`) went missing, or the interpreter that runs the example's model has no torch (then it
-says what to install). That interpreter is gradgate's own, or GRADGATE_PYTHON.
+After the report it says, breakage by breakage, which check caught it and which did not (a
+check that is not available here, or that could not run, is named as such: the demo must not
+oversell). Exits 0 when the tour worked (the report fails the PR and every planted breakage was
+caught) and 2 when gradgate itself broke, a planted breakage went uncaught, or the interpreter
+that runs the example's model has no torch (then it says what to install). That interpreter is
+gradgate's own, or GRADGATE_PYTHON.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from gradgate.bot.report.render import Format, render
+from gradgate.bot.report.render import Format, Report, render
 from gradgate.bot.report.verdict import Verdict
 from gradgate.bot.templates import render_template
+from gradgate.checks.base import Finding, Outcome
 from gradgate.checks.errors import GradgateError
 
 
@@ -70,6 +75,69 @@ def build_example(root: Path, example: Path = EXAMPLE) -> None:
     _git(root, "commit", "-q", "-m", message)
 
 
+@dataclass(frozen=True, slots=True)
+class Planted:
+    """One quiet breakage the example's PR plants, the check meant to catch it, and the finding
+    that says it did."""
+
+    what: str
+    check: str
+    caught_by: Callable[[Finding], bool]
+
+
+PLANTED = (
+    Planted(
+        "the edited `# NO_REFAC` line in train.py",
+        "protected",
+        lambda f: f.kind == "protected-line-changed" and f.file == "train.py",
+    ),
+    Planted(
+        "the stray `.detach()` that stops `proj` from learning",
+        "gradient",
+        lambda f: f.kind == "gradient-lost-gradient" and f.message.startswith("`proj.*`"),
+    ),
+    Planted(
+        "the renamed layer (`fc` -> `classifier`) that old checkpoints no longer load into",
+        "checkpoint",
+        lambda f: f.kind == "checkpoint-renamed",
+    ),
+    Planted(
+        "the README's `batch_size 32` against the config's 64",
+        "config-docs",
+        lambda f: f.kind == "doc-value-mismatch" and f.file == "README.md",
+    ),
+    Planted(
+        "the swapped `(targets, logits)` loss arguments",
+        "api-contract",
+        lambda f: f.kind == "loss-arguments-swapped",
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """What became of one planted breakage: ``caught``, or why not in the words of its check's
+    outcome ("unavailable", "skipped", "error", "pass", or "not run" when it was not planned)."""
+
+    planted: Planted
+    caught: bool
+    outcome: str
+
+
+def tally(report: Report) -> list[Tally]:
+    out = []
+    for planted in PLANTED:
+        result = report.result_for(planted.check)
+        caught = result is not None and any(map(planted.caught_by, result.findings))
+        outcome = "not run" if result is None else str(result.outcome)
+        if result is None and report.plan is not None:
+            planned = next((c for c in report.plan.checks if c.name == planted.check), None)
+            if planned is not None and not planned.available:
+                outcome = str(Outcome.UNAVAILABLE)
+        out.append(Tally(planted, caught, outcome))
+    return out
+
+
 def has_torch(python: str) -> bool:
     """Can ``python`` import torch (with the sandbox's flags: no user site-packages)?"""
     probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)"
@@ -98,13 +166,8 @@ def run_demo(*, fmt: Format = "text", keep: Path | None = None) -> int:
         report = run_request(Request(repo_path=root, base="main", head=PR_BRANCH, python=python))
         sys.stdout.write(render(report, fmt))
         sys.stdout.flush()
-    kinds = {f.kind for r in report.results for f in r.findings}
-    detached = any(
-        f.kind == "gradient-lost-gradient" and f.message.startswith("`proj.*`")
-        for r in report.results
-        for f in r.findings
-    )  # the stray .detach()
-    planted = {"protected-line-changed", "doc-value-mismatch"} <= kinds and detached
-    worked = report.verdict is Verdict.FAILURE and planted
-    sys.stderr.write(render_template("demo_outro.txt.j2", worked=worked, keep=keep))
+    tallies = tally(report)
+    worked = report.verdict is Verdict.FAILURE and all(t.caught for t in tallies)
+    outro = render_template("demo_outro.txt.j2", worked=worked, keep=keep, tallies=tallies)
+    sys.stderr.write(outro)
     return 0 if worked else Verdict.ERROR.exit_code

@@ -9,7 +9,7 @@ not parse is a GitError.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO
 
 from gradgate.checks.diff import ChangeStatus, FileChange, LineSpan
@@ -47,6 +47,18 @@ def read_name_status(stream: IO[bytes]) -> tuple[list[str], int]:
         rest = chunk[cut:]
     fields.append(rest.decode("utf-8", "surrogateescape"))  # "": the output ends with a NUL
     return _name_status(fields)
+
+
+def read_paths(stream: IO[bytes], feed: Callable[[str], None]) -> None:
+    """What `git ls-tree -z --name-only` writes, given to ``feed`` as text a 64 KB read at a
+    time, cut after a NUL: whole paths, each ended by a NUL."""
+    rest = b""
+    while chunk := stream.read(1 << 16):
+        chunk = rest + chunk
+        cut = chunk.rfind(b"\0") + 1
+        if cut:
+            feed(chunk[:cut].decode("utf-8", "surrogateescape"))
+        rest = chunk[cut:]  # (git ends every path with a NUL: only a killed git leaves some)
 
 
 def _name_status(fields: list[str]) -> tuple[list[str], int]:

@@ -16,13 +16,14 @@ import functools
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import git
 from git.exc import GitCommandError, GitCommandNotFound
 from gradgate.bot.git import cmdline as gitcmd
-from gradgate.bot.git.parse import GITLINK, parse_with_lines, read_name_status
+from gradgate.bot.git.parse import GITLINK, parse_with_lines, read_name_status, read_paths
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import GitError
 
@@ -189,6 +190,20 @@ class GitRepository:
             with contextlib.suppress(GitError):
                 self._git("worktree", "prune")
 
+    def mentions(self, sha: str, words: tuple[str, ...]) -> bool:
+        """Whether any file at the commit ``sha`` holds one of ``words`` (as plain text, case
+        and all): `git grep` on the commit's tree, never the work tree; binary files included."""
+        gitcmd.check_rev(sha)
+        patterns = [item for word in words for item in ("-e", word)]
+        try:
+            self._git("grep", "-q", "-a", "-F", "--no-textconv", *patterns, sha, "--")
+        except GitError as error:
+            cause = error.__cause__
+            if isinstance(cause, GitCommandError) and cause.status == 1:
+                return False  # git grep's "nothing found"
+            raise
+        return True
+
     def list_files(self, revision: str) -> tuple[str, ...]:
         """Every file path at ``revision`` that :meth:`read` returns bytes for (no submodules)."""
         out = self._git("ls-tree", "-r", "-z", "--full-tree", self.resolve(revision))
@@ -197,6 +212,42 @@ class GitRepository:
         return tuple(
             entry.split("\t", 1)[1] for entry in entries if entry and not entry.startswith(GITLINK)
         )
+
+    @contextlib.contextmanager
+    def tracked_paths(self, sha: str, feed: Callable[[str], None]) -> Iterator[Callable[[], None]]:
+        """Every path git tracks at the commit ``sha`` (a full SHA), submodules included, and
+        every directory above them, in git's order (a directory before what it holds): given to
+        ``feed`` as text, each path ended by a NUL, a batch at a time, in a thread, as git
+        writes them. The function it yields waits for the last batch.
+
+        The planner asks zone patterns about these (bot.plan.unmatched) while git works out the
+        diff: git lists 100,000 files in ~0.05 s, and the batches are indexed as they come, so
+        that work overlaps git's (a pipe holds 64 KB: unread, git would wait for the planner).
+        """
+        gitcmd.check_rev(sha)
+        started = self._start("ls-tree", "-r", "-t", "-z", "--name-only", "--full-tree", sha)
+        failed: list[BaseException] = []
+
+        def read() -> None:
+            try:
+                read_paths(started.stdout, feed)
+            except BaseException as exc:
+                failed.append(exc)
+
+        reader = threading.Thread(target=read, name="gradgate-ls-tree", daemon=True)
+        reader.start()
+
+        def done() -> None:
+            reader.join()
+            gitcmd.read(started, lambda _: None)  # raises if git failed
+            if failed:
+                raise failed[0]
+
+        try:
+            yield done
+        finally:
+            gitcmd.stop(started)  # not read: the caller failed first, or had no zones
+            reader.join()
 
     def _tree(self, revision: str) -> git.Tree:
         sha = revision if gitcmd.FULL_SHA.fullmatch(revision) else self.resolve(revision)

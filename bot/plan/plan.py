@@ -76,6 +76,17 @@ class Plan:
     config_origin: ConfigOrigin
     config_changed: bool  # the PR edits .gradgate.yml (takes effect after merge)
     owners: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # Zone -> its include patterns that match no file at head (bot.plan.unmatched): a warning,
+    # since a file renamed out of its zone is how protection rots.
+    unmatched: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # How many zones the config has; None: not known (a plan read from an older gradgate's JSON).
+    configured_zones: int | None = None
+    # The config has no zones and no file at head holds a marker comment: nothing is protected
+    # yet, and a pass says so rather than look like a guarantee.
+    nothing_protected: bool = False
+    # The work tree holds a .gradgate.yml that the head commit does not (new, or edited): the
+    # run did not read it (the config comes from commits), and the user should hear so.
+    config_uncommitted: bool = False
 
     @property
     def to_run(self) -> tuple[PlannedCheck, ...]:
@@ -88,6 +99,10 @@ class Plan:
             "config_changed": self.config_changed,
             "zones": {name: list(paths) for name, paths in self.zones.items()},
             "owners": {name: list(o) for name, o in self.owners.items()},
+            "unmatched": {name: list(p) for name, p in self.unmatched.items()},
+            "configured_zones": self.configured_zones,
+            "nothing_protected": self.nothing_protected,
+            "config_uncommitted": self.config_uncommitted,
             "checks": [
                 {
                     "name": c.name,
@@ -120,12 +135,16 @@ def make_plan(
     non_semantic: Collection[str] = frozenset(),
     gradient_edits: Sequence[GradientEdit] = (),
     unscanned: Sequence[str] = (),
+    unmatched: Mapping[str, tuple[str, ...]] | None = None,
+    markers_at_head: bool = True,
 ) -> Plan:
     """``paths``: every path the diff touches (see `changed_paths`); ``changed_files``: how many
     files changed (a rename is one file but two paths); ``non_semantic``: paths whose change
     leaves the program the same (see `comment_only`), which do not trigger checks that run
     code; ``gradient_edits`` and ``unscanned``: gradient-sensitive edits found, and the paths
-    not read for them (see `python_edits`), which may run the gradient check anywhere."""
+    not read for them (see `python_edits`), which may run the gradient check anywhere;
+    ``unmatched``: the zone patterns that match no file at head (see `unmatched`);
+    ``markers_at_head``: whether any file at head mentions a marker (asked only without zones)."""
     zones = (matcher or ZoneMatcher.compile(config.zones)).match(paths)
     zone_by_name = {z.name: z for z in config.zones}
     by_check: dict[str, list[str]] = {}  # check -> the touched zones requiring it, in order
@@ -183,6 +202,9 @@ def make_plan(
         config_origin=config_origin,
         config_changed=CONFIG_FILENAME in paths,
         owners=owners,
+        unmatched=dict(unmatched or {}),
+        configured_zones=len(config.zones),
+        nothing_protected=not config.zones and not markers_at_head,
     )
 
 

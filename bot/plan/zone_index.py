@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
+from gradgate.bot.config.patterns import gitignore_regex
 from gradgate.bot.config.zone import Zone
 from gradgate.bot.plan.safe_regex import compile_linear
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 from pathspec.util import NORMALIZE_PATH_SEPS
 
 # A path is in a zone iff `GitIgnoreSpec.from_lines(zone.paths).match_file(path)`, with
@@ -73,6 +74,12 @@ def _parse(regex: str) -> tuple[str, list[str], int] | None:
     except re.error:  # `[z-a]`: let pathspec report it
         return None
     return None if _DSTAR in _split(tokens)[1] else (head, tokens, kind)
+
+
+# The same readings, for bot.plan.unmatched, which asks each pattern on its own. A plan reads
+# each regex here and there: cached per process (callers never change the tokens they get).
+parse_regex = lru_cache(maxsize=8192)(_parse)
+literal = _literal
 
 
 class Names:
@@ -200,8 +207,8 @@ def index_zones(zones: Sequence[Zone]) -> tuple[PatternIndex, frozenset[int]]:
     """The index of every zone whose regexes all have a known shape; the others (`slow`)."""
     index, slow = PatternIndex(), set()
     for zone, z in enumerate(zones):  # the regexes `GitIgnoreSpec.from_lines` would build
-        regexes = [GitIgnoreSpecPattern.pattern_to_regex(line) for line in z.paths if line]
-        parsed = [(i, include, _parse(rx)) for i, (rx, include) in enumerate(regexes) if rx]
+        regexes = [gitignore_regex(line) for line in z.paths if line]
+        parsed = [(i, include, parse_regex(rx)) for i, (rx, include) in enumerate(regexes) if rx]
         if any(shape is None for _, _, shape in parsed) or NORMALIZE_PATH_SEPS:
             slow.add(zone)  # (on Windows too, where pathspec turns "\\" into "/")
             continue

@@ -48,6 +48,10 @@ class _Plan(BaseModel):
     config_changed: bool
     zones: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     owners: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    unmatched: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    configured_zones: int | None = None
+    nothing_protected: bool = False
+    config_uncommitted: bool = False
     checks: tuple[_PlannedCheck, ...]
 
 
@@ -183,4 +187,8 @@ def _plan(plan: _Plan) -> Plan:
         config_origin=plan.config_origin,
         config_changed=plan.config_changed,
         owners=plan.owners,
+        unmatched=plan.unmatched,
+        configured_zones=plan.configured_zones,
+        nothing_protected=plan.nothing_protected,
+        config_uncommitted=plan.config_uncommitted,
     )

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gradgate.bot.plan.plan import Plan, PlannedCheck
+from gradgate.bot.plan.plan import Plan, PlannedCheck, ReasonKind
 from gradgate.bot.report.lines import DiffLines
 from gradgate.bot.report.verdict import Verdict
 from gradgate.bot.templates import render_template
@@ -71,6 +71,9 @@ class Report:
     # The diff's changed lines in the files the findings name (where GitHub takes inline review
     # comments); None: not known (an error before the diff, or JSON from an older gradgate).
     diff_lines: DiffLines | None = None
+    # The options of the command line that change the result (`--config FILE`, `--only X`...),
+    # which the re-run hint repeats; only for rerun="cli".
+    options: tuple[str, ...] = ()
 
     def result_for(self, check: str) -> CheckResult | None:
         return next((r for r in self.results if r.check == check), None)
@@ -103,6 +106,44 @@ def rows(report: Report) -> list[Row]:
     return out
 
 
+# Skipped for a reason that names no zone or path: such checks share one line of the report.
+_ONE_LINE = (ReasonKind.NOT_IN_ZONE, ReasonKind.NOT_SELECTED, ReasonKind.NO_CHANGES)
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """The checks skipped for one reason that names no zone or path, in the plan's order."""
+
+    reason: ReasonKind
+    names: tuple[str, ...]
+
+
+def table(all_rows: list[Row]) -> tuple[list[Row], list[Skipped]]:
+    """The rows a report lists one by one, and the skipped checks it lists on one line each
+    reason ("skipped: gradient, checkpoint — no zone touched requires them")."""
+    shown: list[Row] = []
+    grouped: dict[ReasonKind, list[str]] = {}
+    for row in all_rows:
+        kind = row.planned.reasons[0].kind if row.planned.reasons else None
+        if row.outcome is Outcome.SKIPPED and row.result is None and kind in _ONE_LINE:
+            grouped.setdefault(kind, []).append(row.planned.name)
+        else:
+            shown.append(row)
+    return shown, [Skipped(kind, tuple(names)) for kind, names in grouped.items()]
+
+
+def nothing_protected(report: Report) -> bool:
+    """A pass that protected nothing: the config has no zones, no file at head holds a marker
+    comment (Plan.nothing_protected), and no check but `protected` ran."""
+    plan = report.plan
+    return (
+        plan is not None
+        and plan.nothing_protected
+        and report.verdict is Verdict.SUCCESS
+        and all(r.check == "protected" for r in report.results)
+    )
+
+
 def findings(report: Report) -> list[tuple[CheckResult, Finding]]:
     pairs = [(r, f) for r in report.results for f in r.findings]
     return sorted(pairs, key=lambda pair: report_order(pair[1]))
@@ -127,10 +168,18 @@ def hidden(pairs: list[tuple[CheckResult, Finding]]) -> list[Hidden]:
 def _context(report: Report, fmt: str, limits: Limits) -> dict[str, Any]:
     listed = findings(report)
     zones = list(report.plan.zones.items()) if report.plan else []
+    all_rows = rows(report)
+    shown, skipped = table(all_rows)
+    unmatched = list(report.plan.unmatched.items()) if report.plan else []
     return {
         "r": report,
         "fmt": fmt,
-        "rows": rows(report),
+        "rows": all_rows,  # every check: statuses need one each
+        "shown": shown,  # the table's rows
+        "skipped": skipped,  # the rest, a line per reason
+        "nothing_protected": nothing_protected(report),
+        "unmatched": unmatched[: max(limits.zones, 1)],
+        "unmatched_hidden": max(len(unmatched) - max(limits.zones, 1), 0),
         "findings": listed[: limits.findings],
         "hidden": hidden(listed[limits.findings :]),
         "hidden_total": max(len(listed) - limits.findings, 0),
@@ -158,7 +207,11 @@ def render(report: Report, fmt: Format, *, limit: int | None = BODY_LIMIT) -> st
 def render_plan(plan: Plan, fmt: Literal["text", "json"]) -> str:
     if fmt == "json":
         return json.dumps(plan.as_json(), indent=2) + "\n"
-    return render_template("plan.txt.j2", plan=plan, fmt="text")
+    skipped = [
+        Row(planned=c, outcome=Outcome.SKIPPED, result=None) for c in plan.checks if not c.run
+    ]
+    shown, grouped = table(skipped)
+    return render_template("plan.txt.j2", plan=plan, fmt="text", shown=shown, skipped=grouped)
 
 
 def status_descriptions(report: Report) -> Mapping[str, tuple[str, str]]:

@@ -7,6 +7,7 @@ of printing nothing. The filters here are the only formatting logic templates ma
 from __future__ import annotations
 
 import re
+import shlex
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,7 @@ def _environment() -> jinja2.Environment:
         plain=escape.plain,
         code=escape.code,
         url_path=escape.url_path,
+        shell=shlex.quote,
     )
     return env
 

@@ -25,6 +25,7 @@ from gradgate.checks.diff import ChangeStatus
 from gradgate.checks.protected.findings import (
     MARKER_KINDS,
     added,
+    deleted_file,
     finding_for,
     skipped,
     summary,
@@ -114,7 +115,7 @@ class ProtectedCheck:
         findings, involved = _resolve(scans, parse_unmarked)
         for zone, paths in sorted(ctx.zones.items()):
             if paths and not involved.intersection(paths):
-                notes.append(zone_touched(zone, paths))
+                notes.append(zone_touched(zone, paths, ctx.zone_owners.get(zone, ())))
         ordered = tuple(sorted([*findings, *notes], key=report_order))
         checked = sum(len(scan.pairings) for scan in scans)
         return CheckResult(
@@ -177,7 +178,14 @@ def _resolve(
     findings: list[Finding] = []
     involved: set[str] = set()
     for scan in scans:
+        file_deleted = scan.head_lines is None
+        deleted = [p.base for p in scan.pairings if file_deleted and p.fate is Fate.GONE]
+        if deleted:  # one finding for a deleted file, however many statements it held
+            findings.append(deleted_file(deleted))
+            involved.add(deleted[0].path)
         for pairing in scan.pairings:
+            if file_deleted and pairing.fate is Fate.GONE:
+                continue
             said = finding_for(pairing, base_lines=scan.base_lines, head_lines=scan.head_lines)
             if said is not None:
                 findings.append(at_head(said, pairing))

@@ -9,7 +9,13 @@ from collections.abc import Iterable, Sequence
 
 from gradgate.checks.base import Finding, Severity
 from gradgate.checks.protected.lines import LineMap
-from gradgate.checks.protected.markers import Unit
+from gradgate.checks.protected.markers import (
+    Unit,
+    comment_opener,
+    compile_markers,
+    marker_of,
+    split_lines,
+)
 from gradgate.checks.protected.match import Fate, Pairing
 
 CHANGED = "protected-line-changed"
@@ -32,6 +38,9 @@ _WHAT_TO_DO = (
 _MAX_DIFF_LINES = 40
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 _MAX_DIFF_INPUT = 400  # lines of a statement difflib is given: its cost grows with the square
+_NAME_CHARS = 80  # of a statement's name in a message
+_LISTED = 3  # paths or statements a message names before "and N more"
+_DEFINES = {"FunctionDef": "def", "AsyncFunctionDef": "async def", "ClassDef": "class"}
 
 
 def finding_for(
@@ -39,14 +48,14 @@ def finding_for(
 ) -> Finding | None:
     """``head_lines`` is None when the PR deleted the file the unit lived in."""
     base, head, fate = pairing.base, pairing.head, pairing.fate
-    guard = f"{_code(base.where)} is protected by {_code(base.marker)}"
+    guard = f"{_named(base)} is protected by {_marker(base)}"
     if fate is Fate.KEPT or (fate is Fate.MOVED and head is None):
         return None
     if fate is Fate.REWRAPPED and head is not None:
         return Finding(
             kind=REWRAPPED,
             severity=Severity.WARNING,
-            message=f"{guard}; the statement is unchanged, but it now runs {_under(head)} "
+            message=f"{guard}; it is unchanged, but it now runs {_under(head)} "
             f"(before: {_under(base)}). Check that it still runs when it must.",
             file=head.path,
             line=head.marker_line,
@@ -57,48 +66,111 @@ def finding_for(
         return Finding(
             kind=MOVED,
             severity=Severity.NOTE,
-            message=f"{guard}; the statement moved unchanged to {_code(head.where)} and is still "
+            message=f"{guard}; it moved unchanged to {_code(head.where)} and is still "
             "protected there. Nothing to do unless the move itself needs review.",
             file=head.path,
             line=head.marker_line,
             revision="head",
         )
     if fate is Fate.EDITED and head is not None:
-        moved = "" if head.path == base.path else f" (now at {_code(head.where)})"
+        moved = "" if head.path == base.path else f" (it is now at {_code(head.where)})"
         # A Python statement paired with a plain line (head no longer parses) diffs by region.
         same_shape = (base.kind == "line") == (head.kind == "line")
         return _blocking(
             CHANGED,
             base,
-            f"{guard} and this PR changes the statement it protects{moved}. {_WHAT_TO_DO}",
+            f"{guard}; this PR changes it{moved}. {_WHAT_TO_DO}",
             _diff(base, head) if same_shape else _region_diff(base, base_lines, head_lines or []),
         )
     if fate is Fate.UNPROTECTED and head is not None:
-        edited = "" if head.key == base.key else " and the statement it protected was changed"
-        here = (head.path, head.start) == (base.path, base.start)
-        where = "" if here else f" (the statement is now at `{head.path}:{head.start}`)"
+        edited = "" if head.key == base.key else ", and the statement was changed"
+        # Where only the own-line marker went, the statement moved up into its line: still here.
+        here = head.path == base.path and head.start in (base.start, base.marker_line)
+        where = "" if here else f" (it is now at {_code(f'{head.path}:{head.start}')})"
         return _blocking(
             REMOVED,
             base,
-            f"The {_code(base.marker)} marker at {_code(base.where)} was removed{edited}{where}. "
+            f"The {_marker(base)} marker on {_named(base)} was removed{edited}{where}. "
             "Restore the marker; removing a protection needs its own reviewed PR (or an owner).",
             _diff(base, head),
         )
     if head_lines is None:
-        return _blocking(
-            DELETED,
-            base,
-            f"{guard}, and this PR deletes {_code(base.path)}. Keep the statement (moving it "
-            "unchanged to another file is fine), or remove the protection in a separate "
-            "reviewed PR (or ask an owner).",
-            _cap([f"-{line}" for line in base.text.splitlines()]),
-        )
+        return deleted_file([base])
     return _blocking(
         CHANGED,
         base,
-        f"{guard} and this PR changes or removes the statement it protects. {_WHAT_TO_DO}",
+        f"{guard}; this PR changes or removes it. {_WHAT_TO_DO}",
         _region_diff(base, base_lines, head_lines),
     )
+
+
+def deleted_file(units: Sequence[Unit]) -> Finding:
+    """One finding for a deleted file that held the protected ``units`` (in line order)."""
+    path = units[0].path
+    noun = _protected_noun(units)
+    named = [f"{_code(statement_name(u))} at line {u.marker_line}" for u in units[:_LISTED]]
+    more = len(units) - len(named)
+    listed = _words([*named, f"{more} more"] if more else named)
+    held = f"{len(units)} protected {noun}" if len(units) > 1 else f"a protected {noun[:-1]}"
+    it, them = ("it", "the protection") if len(units) == 1 else ("them", "the protections")
+    shown = [f"line {u.marker_line}: {statement_name(u)}" for u in units[:_MAX_DIFF_LINES]]
+    if len(units) > _MAX_DIFF_LINES:
+        shown.append(f"… and {len(units) - _MAX_DIFF_LINES} more")
+    return Finding(
+        kind=DELETED,
+        severity=Severity.BLOCKING,
+        message=f"{_code(path)} held {held} ({listed}), and this PR deletes the file. Keep "
+        f"{it} (moving {it} unchanged to another file is fine), or remove {them} in a separate "
+        "reviewed PR (or ask an owner).",
+        file=path,
+        line=units[0].marker_line,
+        details="\n".join(shown),
+        details_lang="text",
+        revision="base",
+    )
+
+
+def _protected_noun(units: Sequence[Unit]) -> str:
+    return "lines" if all(u.kind == "line" for u in units) else "statements"
+
+
+def statement_name(unit: Unit) -> str:
+    """What a reader calls the protected statement: `def name`, `class Name`, or its first line
+    of code (stripped, without its marker comment, ` …` when it goes on, cut to 80 characters)."""
+    if unit.kind in _DEFINES and unit.anchor:
+        return f"{_DEFINES[unit.kind]} {unit.anchor}"
+    lines = split_lines(unit.text)
+    at = unit.start - min(unit.marker_line, unit.start)
+    line = lines[at] if 0 <= at < len(lines) else ""
+    if unit.marker and not unit.own_line and unit.marker_line == unit.start:
+        line = _without_marker(line, unit)
+    name = line.strip() or unit.anchor or unit.kind
+    if unit.end > unit.start:
+        name += " …"
+    return name if len(name) <= _NAME_CHARS else name[: _NAME_CHARS - 1] + "…"
+
+
+def _without_marker(line: str, unit: Unit) -> str:
+    """``line`` up to its marker comment: the last comment opener the marker follows."""
+    opener = comment_opener(unit.path) or "#"
+    pattern = compile_markers([unit.marker])
+    cuts = [
+        found.start()
+        for found in re.finditer(re.escape(opener), line)
+        if (found.start() == 0 or line[found.start() - 1].isspace())
+        and marker_of(line[found.end() :], pattern)
+    ]
+    return line[: cuts[-1]] if cuts else line
+
+
+def _named(unit: Unit) -> str:
+    """The statement and where its marker is: `def f` (`a.py:3`)."""
+    return f"{_code(statement_name(unit))} ({_code(unit.where)})"
+
+
+def _marker(unit: Unit) -> str:
+    """The marker as it is written in the file: `# NO_REFAC`, `// NO_REFAC` in C."""
+    return _code(f"{comment_opener(unit.path) or '#'} {unit.marker}")
 
 
 def _code(value: object) -> str:
@@ -119,24 +191,41 @@ def added(unit: Unit) -> Finding:
     return Finding(
         kind=ADDED,
         severity=Severity.NOTE,
-        message=f"New protection: {_code(unit.marker)} at {_code(unit.where)}; later changes "
-        "to the statement it marks will block.",
+        message=f"New protection: {_marker(unit)} on {_named(unit)}; later changes to it will "
+        "block.",
         file=unit.path,
         line=unit.marker_line,
         revision="head",
     )
 
 
-def zone_touched(zone: str, paths: Sequence[str]) -> Finding:
-    named = ", ".join(f"{_code(p)}" for p in paths[:3])
-    more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+def zone_touched(zone: str, paths: Sequence[str], owners: Sequence[str] = ()) -> Finding:
+    """A note for a protected zone the PR touched; ``owners`` (from the zone's config) decide."""
+    named = [_code(p) for p in paths[:_LISTED]]
+    more = len(paths) - len(named)
+    if more:
+        files = _words([*named, f"{more} more {'file' if more == 1 else 'files'}"])
+    else:
+        files = _words(named)
     verb = "is" if len(paths) == 1 else "are"
+    if owners:
+        ask = f"ask an owner ({', '.join(_code(o) for o in owners)}) to review."
+    else:
+        them = "it" if len(paths) == 1 else "them"
+        ask = f"review {them} with care (add `owners:` to the zone to name who decides)."
     return Finding(
         kind=ZONE,
         severity=Severity.NOTE,
-        message=f"{named}{more} {verb} in protected zone {_code(zone)}; ask an owner to review.",
+        message=f"{files} {verb} in protected zone {_code(zone)}; {ask}",
         file=paths[0] if paths else None,
     )
+
+
+def _words(items: Sequence[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def skipped(path: str, why: str) -> Finding:
@@ -184,7 +273,7 @@ def summary(findings: Iterable[Finding], *, checked: int, files: int) -> str:
     blocking = [
         _count(counts[CHANGED], "protected line changed", "protected lines changed"),
         _count(counts[REMOVED], "protection removed", "protections removed"),
-        _count(counts[DELETED], "protected line deleted", "protected lines deleted"),
+        _count(counts[DELETED], "protected file deleted", "protected files deleted"),
         _count(counts[UNREADABLE], "protected file unreadable", "protected files unreadable"),
     ]
     said = ", ".join(part for part in blocking if part)

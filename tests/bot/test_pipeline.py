@@ -162,3 +162,27 @@ def test_checks_get_the_interpreter_from_the_request_else_the_config(
     run_request(Request(repo_path=pr, base="main", head="pr", python=given))
     root = str(pr.resolve())
     assert recording.pythons == [None if expected is None else expected.format(root=root)]
+
+
+def test_a_touched_zone_note_names_the_owners_the_config_gives_the_zone(
+    repo: GitRepo, pr: Path
+) -> None:
+    repo.checkout("main")
+    repo.write(
+        ".gradgate.yml",
+        "zones:\n"
+        "  - name: model-core\n    paths: [models/**]\n    checks: [protected]\n"
+        "    owners: ['@alice', '@ml-team']\n"
+        "  - name: unowned\n    paths: [models/net.py]\n    checks: [protected]\n",
+    )
+    repo.commit("policy")
+    repo.checkout("pr")
+    repo.git("rebase", "-q", "main")
+    report = run_request(Request(repo_path=pr, base="main", head="pr"))
+    [protected] = [r for r in report.results if r.check == "protected"]
+    assert [f.message for f in protected.findings] == [
+        "`models/net.py` is in protected zone `model-core`; ask an owner (`@alice`, `@ml-team`) "
+        "to review.",
+        "`models/net.py` is in protected zone `unowned`; review it with care (add `owners:` to "
+        "the zone to name who decides).",
+    ]

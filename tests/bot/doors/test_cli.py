@@ -473,7 +473,7 @@ def test_progress_names_only_the_steps_that_are_slow() -> None:
     import io
     import time
 
-    from gradgate.bot.doors.cli import _progress
+    from gradgate.bot.doors.cli.output import progress as _progress
 
     stream = io.StringIO()
     with _progress(stream, after_s=0.2) as step:
@@ -509,7 +509,7 @@ def test_control_characters_in_an_error_are_shown_escaped(
 def test_python_comes_from_the_flag_else_gradgate_python(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from gradgate.bot.doors.cli import _parser
+    from gradgate.bot.doors.cli.parser import build_parser as _parser
 
     monkeypatch.setenv("GRADGATE_PYTHON", "/envs/train/bin/python")
     assert _parser().parse_args(["check"]).python == "/envs/train/bin/python"

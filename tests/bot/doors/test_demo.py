@@ -6,6 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gradgate.bot.doors.demo import PLANTED, tally
+from gradgate.bot.report.render import Report
+from gradgate.bot.report.verdict import Verdict
+from gradgate.bot.templates import render_template
+from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
+
 
 def run_demo(*args: str, python: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "GRADGATE_PYTHON"}
@@ -26,17 +32,64 @@ def test_demo_exits_0_and_its_report_fails_the_planted_pr() -> None:
     assert "gradgate failed" in done.stdout
     assert "train.py:10" in done.stdout and "NO_REFAC" in done.stdout
     # The planted README/config batch-size disagreement, at both README places, with the fix.
-    assert "README.md:15: `README.md:15` (table) says `batch_size` is `32`" in done.stdout
+    assert "README.md:15 (head): `README.md:15` (table) says `batch_size` is `32`" in done.stdout
     assert "`configs/train.yaml:1` (config) now sets it to `64`" in done.stdout
     assert "| `batch_size` | 64 | images per step |" in done.stdout
-    assert "README.md:11:" in done.stdout
+    assert "README.md:11 (head):" in done.stdout
     # The stray `.detach()`, caught by the gradient check run on the example's model.
     assert (
-        "[blocking] gradient: tinycls/model.py:13: `proj.*` (2 parameters) learned at base and "
+        "[blocking] gradient: tinycls/model.py:13 (head): `proj.*` (2 parameters) learned at base "
+        "and "
         "are detached at head" in done.stdout
     )
     assert "proj                 4.68 → no gradient" in done.stdout
+    # Breakage by breakage, what caught it: all five, each by the check built for it.
+    for line in (
+        "caught   the edited `# NO_REFAC` line in train.py (protected)",
+        "caught   the stray `.detach()` that stops `proj` from learning (gradient)",
+        "caught   the renamed layer (`fc` -> `classifier`) that old checkpoints no longer "
+        "load into (checkpoint)",
+        "caught   the README's `batch_size 32` against the config's 64 (config-docs)",
+        "caught   the swapped `(targets, logits)` loss arguments (api-contract)",
+    ):
+        assert line in done.stderr
+    assert "missed" not in done.stderr and "waiting" not in done.stderr
     assert "The gate did its job" in done.stderr
+
+
+def _outro(results: tuple[CheckResult, ...]) -> str:
+    report = Report(verdict=Verdict.FAILURE, results=results)
+    tallies = tally(report)
+    worked = all(t.caught for t in tallies)
+    return render_template("demo_outro.txt.j2", worked=worked, keep=None, tallies=tallies)
+
+
+def test_the_demo_says_which_breakages_were_not_caught_and_why() -> None:
+    protected = Finding(
+        kind="protected-line-changed", severity=Severity.BLOCKING, message="m", file="train.py"
+    )
+    results = (
+        CheckResult("protected", Outcome.FAIL, "1 protected line changed", (protected,)),
+        CheckResult("gradient", Outcome.UNAVAILABLE, "not yet"),
+        CheckResult("checkpoint", Outcome.ERROR, "could not load"),
+        CheckResult("config-docs", Outcome.PASS, "agrees"),
+        # api-contract: no result at all
+    )
+    said = _outro(results)
+    assert "caught   the edited `# NO_REFAC` line in train.py (protected)" in said
+    assert "waiting  the stray `.detach()` that stops `proj` from learning (the gradient " in said
+    assert "is not available in this version of gradgate" in said
+    assert "(the checkpoint check could not decide; see its line in the report)" in said
+    assert "(the config-docs check ran and did not flag it)" in said
+    assert "(the api-contract check did not run; see its line in the report)" in said
+    assert "The gate did its job" not in said and "Not every planted breakage" in said
+
+
+def test_every_planted_breakage_has_a_check_that_exists() -> None:
+    from gradgate.checks import REGISTRY
+
+    assert {p.check for p in PLANTED} <= set(REGISTRY)
+    assert len({p.check for p in PLANTED}) == len(PLANTED)  # one check per breakage
 
 
 def test_demo_without_torch_says_what_to_install_and_exits_2(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ from typing import ClassVar
 
 import gradgate.checks as checks
 import pytest
-from gradgate.bot.doors.cli import _parser, main
+from gradgate.bot.doors.cli import main
+from gradgate.bot.doors.cli.parser import build_parser as _parser
 from gradgate.bot.doors.isolated import check_command
 from gradgate.bot.pipeline import Request
 from gradgate.checks.base import (

@@ -222,3 +222,21 @@ def test_a_comment_too_long_for_github_is_cut_with_a_note() -> None:
     assert review is not None
     body = review.comments[0].body
     assert len(body) <= 65_536 and body.endswith("has all of it.*")
+
+
+def test_messages_and_file_names_from_the_pr_render_as_text_never_as_markup() -> None:
+    """A PR chooses file names and statement text: in a review they cannot ping people, open
+    HTML or break out of their code span."""
+    hostile = dataclasses.replace(
+        finding(1),
+        file="models/a`b.py",
+        line=None,
+        message="ping @org/everyone <img src=x onerror=alert(1)> [x](http://evil)",
+    )
+    on_line = dataclasses.replace(finding(1), message="cc @someone <b>bold</b>")
+    review = draft(dataclasses.replace(report(hostile, on_line), diff_lines=LINES), "comment")
+    assert review is not None
+    for text in (review.body, review.comments[0].body):
+        assert "<img" not in text and "<b>" not in text
+        assert "@org/everyone" not in text and "@someone" not in text.replace("`", "")
+    assert "``models/a`b.py``" in review.body  # one code span, whatever backticks it holds

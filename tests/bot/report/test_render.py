@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -38,8 +39,14 @@ CONFIG = Config.model_validate(
 )
 
 
-def plan(*paths: str, origin: ConfigOrigin = ConfigOrigin.BASE) -> Plan:
-    return make_plan(CONFIG, paths, changed_files=len(paths), config_origin=origin)
+def plan(
+    *paths: str,
+    origin: ConfigOrigin = ConfigOrigin.BASE,
+    unmatched: dict[str, tuple[str, ...]] | None = None,
+) -> Plan:
+    return make_plan(
+        CONFIG, paths, changed_files=len(paths), config_origin=origin, unmatched=unmatched
+    )
 
 
 PROTECTED_FAIL = CheckResult(
@@ -51,16 +58,21 @@ PROTECTED_FAIL = CheckResult(
         Finding(
             kind="protected-line-changed",
             severity=Severity.BLOCKING,
-            message="`models/io.py:3` is protected by `NO_REFAC` and this PR changes it.",
+            message='`ROOT = "data/v3"` (`models/io.py:3`) is protected by `# NO_REFAC`; this PR '
+            "changes it. Revert the change, or remove the protection in a separate reviewed PR "
+            "(or ask an owner).",
             file="models/io.py",
             line=3,
             revision="base",
             details='-ROOT = "data/v3"  # NO_REFAC\n+ROOT = "data/v4"  # NO_REFAC',
+            head_file="models/io.py",
+            head_line=4,
         ),
         Finding(
             kind="zone-touched",
             severity=Severity.NOTE,
-            message="`models/net.py` is in protected zone `model-core`.",
+            message="`models/net.py` is in protected zone `model-core`; ask an owner (`@ml-core`) "
+            "to review.",
             file="models/net.py",
         ),
     ),
@@ -72,7 +84,12 @@ def failing_report() -> Report:
     return Report(
         verdict=verdict_for(results),
         results=results,
-        plan=plan("models/io.py", "models/net.py", ".gradgate.yml"),
+        plan=plan(
+            "models/io.py",
+            "models/net.py",
+            ".gradgate.yml",
+            unmatched={"docs": ("README.md",)},  # renamed to README.rst, say
+        ),
         base_sha=BASE,
         head_sha=HEAD,
         base_ref="main",
@@ -101,6 +118,7 @@ def passing_report() -> Report:
         head_sha=HEAD,
         config_hash="abc123def456",
         config_source=".gradgate.yml at head 2222222",
+        options=("--repo", "../tiny model", "--only", "protected"),
     )
 
 
@@ -143,6 +161,20 @@ def test_rendered_report_matches_golden_file(name: str, fmt: str) -> None:
 def test_markdown_comment_starts_with_the_hidden_marker() -> None:
     for factory in CASES.values():
         assert render(factory(), "markdown").startswith(COMMENT_MARKER)
+
+
+def test_a_statement_at_the_same_place_on_both_sides_is_one_label_linked_to_each_sha() -> None:
+    same = dataclasses.replace(PROTECTED_FAIL.findings[0], head_line=3)
+    result = dataclasses.replace(PROTECTED_FAIL, findings=(same,))
+    report = dataclasses.replace(failing_report(), results=(result,))
+    body = render(report, "markdown")
+    assert (
+        f"`models/io.py:3` ([base](https://github.com/octo/tiny/blob/{BASE}/models/io.py#L3) and "
+        f"[head](https://github.com/octo/tiny/blob/{HEAD}/models/io.py#L3))"
+    ) in body
+    assert "[blocking] protected: models/io.py:3 (base and head): " in render(report, "text")
+    unlinked = render(dataclasses.replace(report, repo_url=None), "markdown")
+    assert "`models/io.py:3` (base and head) · " in unlinked
 
 
 def test_failure_comment_links_base_findings_to_the_base_sha() -> None:

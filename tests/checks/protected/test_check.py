@@ -21,6 +21,7 @@ def pull_request(
     moves: tuple[tuple[str, str], ...] = (),
     markers: tuple[str, ...] | None = None,
     zones: Mapping[str, tuple[str, ...]] | None = None,
+    zone_owners: Mapping[str, tuple[str, ...]] | None = None,
     binary_from_git: bool = True,
     all_binary: bool = False,
     then: Callable[[], None] | None = None,
@@ -53,6 +54,7 @@ def pull_request(
             source=git,
             settings=settings,
             zones=zones or {},
+            zone_owners=zone_owners or {},
         )
         return ProtectedCheck().run(ctx)
 
@@ -109,7 +111,11 @@ def test_editing_a_trailing_marked_path_blocks_with_marker_location_and_diff(rep
     assert result.outcome is Outcome.FAIL
     assert finding.severity is Severity.BLOCKING
     assert (finding.file, finding.line) == ("train.py", 5)
-    assert "`NO_REFAC`" in finding.message and "Revert the change" in finding.message
+    assert finding.message == (
+        '`state = torch.load("/data/ckpt/v3.pt", weights_only=True)` (`train.py:5`) is protected '
+        "by `# NO_REFAC`; this PR changes it. Revert the change, or remove the protection in a "
+        "separate reviewed PR (or ask an owner)."
+    )
     assert finding.details is not None
     assert '-    state = torch.load("/data/ckpt/v3.pt"' in finding.details
     assert '+    state = torch.load("/data/ckpt/v4.pt"' in finding.details
@@ -121,6 +127,9 @@ def test_editing_inside_an_own_line_marked_function_body_blocks(repo: GitRepo) -
 
     finding = only(result, "protected-line-changed")
     assert (finding.file, finding.line) == ("loss.py", 4)
+    assert finding.message.startswith(
+        "`def scaled_loss` (`loss.py:4`) is protected by `# NO_REFAC`; this PR changes it. "
+    )
     assert finding.details is not None and "+    return loss * 0.25" in finding.details
 
 
@@ -141,7 +150,9 @@ class Decoder:
 """
     result = pull_request(repo, {"m.py": source}, {"m.py": source.replace("x * 3", "x * 4")})
 
-    assert only(result, "protected-line-changed").line == 8
+    finding = only(result, "protected-line-changed")
+    assert finding.line == 8
+    assert finding.message.startswith("`def forward` (`m.py:8`) is protected")
 
 
 def test_editing_the_decorator_of_a_protected_function_blocks(repo: GitRepo) -> None:
@@ -153,6 +164,7 @@ def test_editing_the_decorator_of_a_protected_function_blocks(repo: GitRepo) -> 
 
     finding = only(result, "protected-line-changed")
     assert finding.line == 4
+    assert finding.message.startswith("`def ema` (`ema.py:4`) is protected")
     assert finding.details is not None and "+@torch.enable_grad()" in finding.details
 
 
@@ -160,7 +172,9 @@ def test_dont_touch_marker_protects_too(repo: GitRepo) -> None:
     source = "LR = 3e-4  # DON'T TOUCH\nEPOCHS = 3\n"
     result = pull_request(repo, {"hp.py": source}, {"hp.py": source.replace("3e-4", "1e-3")})
 
-    assert "`DON'T TOUCH`" in only(result, "protected-line-changed").message
+    assert only(result, "protected-line-changed").message.startswith(
+        "`LR = 3e-4` (`hp.py:1`) is protected by `# DON'T TOUCH`; this PR changes it."
+    )
 
 
 def test_custom_markers_from_settings_replace_the_defaults(repo: GitRepo) -> None:
@@ -196,17 +210,18 @@ def test_syntax_error_elsewhere_leaves_an_unchanged_protected_function_alone(
 
 
 @pytest.mark.parametrize(
-    ("edit", "line"),
-    [(("0.1", "0.2"), 3), (("0.001", "0.01"), 6)],
+    ("edit", "line", "name"),
+    [(("0.1", "0.2"), 3, "dropout: 0.1"), (("0.001", "0.01"), 6, "lr: 0.001")],
     ids=["own-line-marker", "trailing-marker"],
 )
 def test_editing_a_protected_yaml_line_blocks(
-    repo: GitRepo, edit: tuple[str, str], line: int
+    repo: GitRepo, edit: tuple[str, str], line: int, name: str
 ) -> None:
     result = pull_request(repo, {"conf.yaml": CONFIG}, {"conf.yaml": CONFIG.replace(*edit)})
 
     finding = only(result, "protected-line-changed")
     assert (finding.file, finding.line) == ("conf.yaml", line)
+    assert finding.message.startswith(f"`{name}` (`conf.yaml:{line}`) is protected by `# NO_REFAC`")
     assert finding.details is not None and f"+{edit[1]}" not in finding.details
     assert edit[1] in finding.details
 
@@ -215,7 +230,11 @@ def test_editing_a_slash_commented_protected_line_in_cuda_source_blocks(repo: Gi
     source = "#include <cuda.h>\nconst float EPS = 1e-5f;  // NO_REFAC\n"
     result = pull_request(repo, {"k.cu": source}, {"k.cu": source.replace("1e-5f", "1e-6f")})
 
-    assert only(result, "protected-line-changed").line == 2
+    finding = only(result, "protected-line-changed")
+    assert finding.line == 2
+    assert finding.message.startswith(
+        "`const float EPS = 1e-5f;` (`k.cu:2`) is protected by `// NO_REFAC`; this PR changes it."
+    )
 
 
 # --- P2: the marker itself is removed --------------------------------------------------------
@@ -227,6 +246,10 @@ def test_deleting_only_an_own_line_marker_blocks_as_protection_removed(repo: Git
     finding = only(result, "protection-removed")
     assert finding.severity is Severity.BLOCKING
     assert (finding.file, finding.line) == ("loss.py", 4)
+    assert finding.message == (
+        "The `# NO_REFAC` marker on `def scaled_loss` (`loss.py:4`) was removed. Restore the "
+        "marker; removing a protection needs its own reviewed PR (or an owner)."
+    )
     assert finding.details is not None and "-# NO_REFAC" in finding.details
     assert result.outcome is Outcome.FAIL
 
@@ -235,7 +258,13 @@ def test_deleting_only_a_trailing_marker_blocks_as_protection_removed(repo: GitR
     head = TRAIN.replace("  # NO_REFAC: cluster path", "")
     result = pull_request(repo, {"train.py": TRAIN}, {"train.py": head})
 
-    assert only(result, "protection-removed").line == 5
+    finding = only(result, "protection-removed")
+    assert finding.line == 5
+    assert finding.message.startswith(
+        '`# NO_REFAC` marker on `state = torch.load("/data/ckpt/v3.pt", weights_only=True)` '
+        "(`train.py:5`) was removed.",
+        len("The "),
+    )
 
 
 def test_deleting_a_yaml_marker_blocks_as_protection_removed(repo: GitRepo) -> None:
@@ -259,7 +288,11 @@ def test_moving_a_protected_function_unchanged_to_another_file_is_a_note(repo: G
     finding = only(result, "protected-moved")
     assert finding.severity is Severity.NOTE
     assert (finding.file, finding.line) == ("losses/scaled.py", 4)
-    assert "`loss.py:4`" in finding.message and "`losses/scaled.py:4`" in finding.message
+    assert finding.message == (
+        "`def scaled_loss` (`loss.py:4`) is protected by `# NO_REFAC`; it moved unchanged to "
+        "`losses/scaled.py:4` and is still protected there. Nothing to do unless the move itself "
+        "needs review."
+    )
     assert result.outcome is Outcome.PASS
 
 
@@ -268,7 +301,10 @@ def test_moving_a_protected_function_but_dropping_its_marker_blocks(repo: GitRep
     head = {"loss.py": LOSS.replace("# NO_REFAC\n" + function, ""), "scaled.py": function}
     result = pull_request(repo, {"loss.py": LOSS}, head)
 
-    assert "`scaled.py:1`" in only(result, "protection-removed").message
+    assert only(result, "protection-removed").message.startswith(
+        "The `# NO_REFAC` marker on `def scaled_loss` (`loss.py:4`) was removed "
+        "(it is now at `scaled.py:1`)."
+    )
 
 
 def test_moving_a_protected_method_to_another_class_in_the_same_file_is_a_note(
@@ -369,7 +405,12 @@ def test_adding_a_new_marker_is_only_a_note(repo: GitRepo) -> None:
     head = LOSS.replace("def other", "# NO_REFAC\ndef other")
     result = pull_request(repo, {"loss.py": LOSS}, {"loss.py": head})
 
-    assert only(result, "protection-added").line == 10
+    finding = only(result, "protection-added")
+    assert finding.line == 10
+    assert finding.message == (
+        "New protection: `# NO_REFAC` on `def other` (`loss.py:10`); later changes to it will "
+        "block."
+    )
     assert result.outcome is Outcome.PASS
 
 
@@ -381,19 +422,149 @@ def test_deleting_a_file_with_protected_lines_blocks(repo: GitRepo) -> None:
 
     finding = only(result, "protected-line-deleted")
     assert (finding.file, finding.line, finding.severity) == ("loss.py", 4, Severity.BLOCKING)
-    assert result.summary == "1 protected line deleted"
+    assert finding.message == (
+        "`loss.py` held a protected statement (`def scaled_loss` at line 4), and this PR deletes "
+        "the file. Keep it (moving it unchanged to another file is fine), or remove the "
+        "protection in a separate reviewed PR (or ask an owner)."
+    )
+    assert result.summary == "1 protected file deleted"
 
 
-def test_a_touched_protected_zone_without_marker_findings_is_noted(repo: GitRepo) -> None:
+ELEVEN = (
+    "".join(f"# NO_REFAC\ndef step_{i}(x):\n    return x + {i}\n\n\n" for i in range(10))
+    + "SEED = 1234  # NO_REFAC\n"
+)
+
+
+def test_a_deleted_file_with_eleven_markers_is_one_finding_naming_the_first_three(
+    repo: GitRepo,
+) -> None:
+    result = pull_request(
+        repo, {"legacy/model.py": ELEVEN, "keep.py": "x = 1\n"}, {"legacy/model.py": None}
+    )
+
+    finding = only(result, "protected-line-deleted")
+    assert (finding.file, finding.line, finding.revision) == ("legacy/model.py", 1, "base")
+    assert finding.message == (
+        "`legacy/model.py` held 11 protected statements (`def step_0` at line 1, `def step_1` "
+        "at line 6, `def step_2` at line 11 and 8 more), and this PR deletes the file. Keep them "
+        "(moving them unchanged to another file is fine), or remove the protections in a "
+        "separate reviewed PR (or ask an owner)."
+    )
+    assert finding.details is not None and finding.details_lang == "text"
+    listed = finding.details.splitlines()
+    assert listed[:2] == ["line 1: def step_0", "line 6: def step_1"]
+    assert listed[-1] == "line 51: SEED = 1234"
+    assert len(listed) == 11
+    assert result.summary == "1 protected file deleted"
+    assert result.outcome is Outcome.FAIL
+
+
+def test_two_deleted_files_are_two_findings_and_a_yaml_file_held_lines(repo: GitRepo) -> None:
+    result = pull_request(
+        repo, {"loss.py": LOSS, "conf.yaml": CONFIG}, {"loss.py": None, "conf.yaml": None}
+    )
+
+    deleted = [f for f in result.findings if f.kind == "protected-line-deleted"]
+    assert [f.file for f in deleted] == ["conf.yaml", "loss.py"]
+    assert deleted[0].message.startswith(
+        "`conf.yaml` held 2 protected lines (`dropout: 0.1` at line 3 and `lr: 0.001` at "
+        "line 6), and this PR deletes the file."
+    )
+    assert result.summary == "2 protected files deleted"
+
+
+def test_a_deleted_file_lists_only_what_did_not_move_elsewhere(repo: GitRepo) -> None:
+    function = LOSS[LOSS.index("# NO_REFAC") : LOSS.index("def other")]
+    filler = "".join(f"def helper_{i}():\n    return {i}\n\n\n" for i in range(20))
+    base = {"loss.py": LOSS + "\nEPS = 1e-8  # NO_REFAC\n" + filler}
+    head = {"loss.py": None, "losses/scaled.py": "import math\n\n\n" + function}
+    result = pull_request(repo, base, head)
+
+    kinds = [(f.kind, f.file) for f in result.findings]
+    assert kinds == [("protected-line-deleted", "loss.py"), ("protected-moved", "losses/scaled.py")]
+    assert result.findings[0].message.startswith(
+        "`loss.py` held a protected statement (`EPS = 1e-8` at line 13), and this PR deletes"
+    )
+
+
+def test_a_file_deleted_after_moving_everything_protected_out_is_not_a_deletion(
+    repo: GitRepo,
+) -> None:
+    function = LOSS[LOSS.index("# NO_REFAC") : LOSS.index("def other")]
+    filler = "".join(f"def helper_{i}():\n    return {i}\n\n\n" for i in range(20))
+    head = {"loss.py": None, "losses/scaled.py": "import math\n\n\n" + function}
+    result = pull_request(repo, {"loss.py": LOSS + filler}, head)
+
+    assert only(result, "protected-moved").file == "losses/scaled.py"
+    assert result.outcome is Outcome.PASS
+
+
+def test_a_touched_protected_zone_without_owners_says_how_to_name_them(repo: GitRepo) -> None:
     zones = {"model-core": ("models/encoder.py",)}
     base = {"models/encoder.py": "WIDTH = 4\n"}
     result = pull_request(repo, base, {"models/encoder.py": "WIDTH = 8\n"}, zones=zones)
 
     finding = only(result, "zone-touched")
     assert finding.message == (
-        "`models/encoder.py` is in protected zone `model-core`; ask an owner to review."
+        "`models/encoder.py` is in protected zone `model-core`; review it with care (add "
+        "`owners:` to the zone to name who decides)."
     )
     assert result.outcome is Outcome.PASS
+
+
+def test_a_touched_protected_zone_with_owners_names_them(repo: GitRepo) -> None:
+    paths = tuple(f"models/m{i}.py" for i in range(5))
+    zones = {"model-core": paths}
+    result = pull_request(
+        repo,
+        dict.fromkeys(paths, "WIDTH = 4\n"),
+        dict.fromkeys(paths, "WIDTH = 8\n"),
+        zones=zones,
+        zone_owners={"model-core": ("@alice", "@ml-team")},
+    )
+
+    assert only(result, "zone-touched").message == (
+        "`models/m0.py`, `models/m1.py`, `models/m2.py` and 2 more files are in protected zone "
+        "`model-core`; ask an owner (`@alice`, `@ml-team`) to review."
+    )
+
+
+def test_a_zone_without_owners_with_several_paths_asks_to_review_them(repo: GitRepo) -> None:
+    paths = ("z/a.py", "z/b.py")
+    result = pull_request(
+        repo, dict.fromkeys(paths, "A = 1\n"), dict.fromkeys(paths, "A = 2\n"), zones={"z": paths}
+    )
+
+    assert only(result, "zone-touched").message == (
+        "`z/a.py` and `z/b.py` are in protected zone `z`; review them with care (add `owners:` "
+        "to the zone to name who decides)."
+    )
+
+
+@pytest.mark.parametrize(
+    ("count", "named"),
+    [
+        (2, "`z/m0.py` and `z/m1.py` are"),
+        (3, "`z/m0.py`, `z/m1.py` and `z/m2.py` are"),
+        (4, "`z/m0.py`, `z/m1.py`, `z/m2.py` and 1 more file are"),
+    ],
+)
+def test_a_zone_note_names_its_paths_in_plain_english(
+    repo: GitRepo, count: int, named: str
+) -> None:
+    paths = tuple(f"z/m{i}.py" for i in range(count))
+    result = pull_request(
+        repo,
+        dict.fromkeys(paths, "A = 1\n"),
+        dict.fromkeys(paths, "A = 2\n"),
+        zones={"core": paths},
+        zone_owners={"core": ("@bob",)},
+    )
+
+    assert only(result, "zone-touched").message == (
+        f"{named} in protected zone `core`; ask an owner (`@bob`) to review."
+    )
 
 
 @pytest.mark.parametrize("binary_from_git", [True, False], ids=["flagged-by-git", "sniffed"])

@@ -157,7 +157,10 @@ def test_wrapping_a_protected_statement_in_new_control_flow_warns_naming_it(
 
     finding = only(result, "protected-context-changed")
     assert finding.severity is Severity.WARNING and result.outcome is Outcome.WARN
-    assert f"now runs {context} (before: directly in its scope)" in finding.message
+    assert finding.message.startswith(
+        "`scale = compute_scale(loss)` (`step.py:3`) is protected by `# NO_REFAC`; it is "
+        f"unchanged, but it now runs {context} (before: directly in its scope)."
+    )
 
 
 # --- a marker is the first word of a comment -------------------------------------------------
