@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,67 @@ def test_gradgates_own_settings_stay_with_gradgate_but_never_reach_user_code(
     assert "GRADGATE_*" in NEVER_PASSED
     with pytest.raises(CheckError, match="GRADGATE_PYTHON"):
         child_env({}, home=tmp_path, tmp=tmp_path, device="cpu", env_allow=("GRADGATE_PYTHON",))
+
+
+def test_the_child_gets_exactly_the_allow_list_its_own_names_and_fixed_settings(
+    tmp_path: Path,
+) -> None:
+    """What user code sees, whole: each passed-through name with its value, a name the check's
+    `env_allow` adds, gradgate's fixed settings, and nothing else."""
+    passed = {
+        "PATH": "/opt/env/bin:/usr/bin",
+        "LANG": "de_DE.UTF-8",
+        "LC_ALL": "de_DE.UTF-8",
+        "LC_CTYPE": "UTF-8",
+        "TZ": "Europe/Berlin",
+        "LD_LIBRARY_PATH": "/usr/local/cuda/lib64",
+        "CUDA_VISIBLE_DEVICES": "0,1",
+        "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
+        "OMP_NUM_THREADS": "4",
+        "MKL_NUM_THREADS": "4",
+    }
+    parent = {**passed, "DATA_ROOT": "/data", "EDITOR": "vim", "MALLOC_ARENA_MAX": "2"}
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
+    env = child_env(parent, home=home, tmp=tmp, device="cuda:0", env_allow=("DATA_ROOT",))
+    assert env == {
+        **passed,
+        "DATA_ROOT": "/data",
+        "HOME": str(home),
+        "TMPDIR": str(tmp),
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "GRADGATE_DEVICE": "cuda:0",
+    }
+
+
+def test_a_cpu_child_sees_no_gpu_and_few_malloc_arenas_and_gets_a_path_and_a_locale(
+    tmp_path: Path,
+) -> None:
+    env = child_env(
+        {"CUDA_VISIBLE_DEVICES": "0"}, home=tmp_path, tmp=tmp_path, device="cpu", env_allow=()
+    )
+    assert env["CUDA_VISIBLE_DEVICES"] == ""  # a factory that picks cuda when it can stays on CPU
+    assert env["MALLOC_ARENA_MAX"] == "4"
+    assert env["PATH"] == os.defpath and env["LANG"] == "C.UTF-8"
+    assert env["GRADGATE_DEVICE"] == "cpu"
+    # A setting the check's `env_allow` passes is kept: it is the user's to lower.
+    kept = child_env(
+        {"MALLOC_ARENA_MAX": "1"},
+        home=tmp_path,
+        tmp=tmp_path,
+        device="cpu",
+        env_allow=("MALLOC_ARENA_MAX",),
+    )
+    assert kept["MALLOC_ARENA_MAX"] == "1"
+
+
+def test_a_refusal_names_every_refused_name_once_in_order(tmp_path: Path) -> None:
+    with pytest.raises(CheckError) as refused:
+        child_env(
+            {}, home=tmp_path, tmp=tmp_path, device="cpu",
+            env_allow=("HF_TOKEN", "DATA_ROOT", "AWS_SECRET_ACCESS_KEY"),
+        )  # fmt: skip
+    assert str(refused.value).startswith(
+        "env_allow may not pass AWS_SECRET_ACCESS_KEY, HF_TOKEN to user code"
+    )
