@@ -5,10 +5,16 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from gradgate.bot.github.checkruns import SUMMARY_LIMIT, final_check_runs, pending_check_runs
+from gradgate.bot.github.checkruns import (
+    SUMMARY_LIMIT,
+    final_check_runs,
+    pending_check_runs,
+    superseded_check_runs,
+)
 from gradgate.bot.github.client import Connection, GitHubClient, RetryPolicy
 from gradgate.bot.github.outcome import post_final, post_pending, post_superseded
 from gradgate.checks.base import Outcome, Severity
+from gradgate.checks.errors import GitHubError
 
 from tests.bot.github.reports import BASE, HEAD, finding, plan, report
 from tests.fakegithub import FakeGitHub
@@ -151,6 +157,22 @@ def test_a_superseded_run_concludes_only_what_it_left_running_on_its_own_head(
         assert {s.state for c, s in statuses.items() if c not in running} == {"success"}
     assert repo.latest_check_runs(NEWER) == {} and repo.latest_statuses(NEWER) == {}
     assert github.violations == []
+
+
+def test_only_github_may_conclude_a_check_run_stale(github: FakeGitHub) -> None:
+    """Why a superseded run is `cancelled`: GitHub refuses `stale` from anyone but itself."""
+    github.open_pull(REPO, 7, head=HEAD, base=BASE, author="alice")
+    client = GitHubClient(
+        Connection(api_url=github.url, token=github.token(checks=True), repo=REPO, retry=FAST)
+    )
+    [run] = superseded_check_runs(["gradgate"], head_sha=HEAD, newer_head=NEWER, details_url=URL)
+    run_id = client.create_check_run(HEAD, dataclasses.replace(run, conclusion=None))
+
+    with pytest.raises(GitHubError) as refused:
+        client.update_check_run(run_id, dataclasses.replace(run, conclusion="stale"))
+    assert refused.value.status == 422
+    client.update_check_run(run_id, run)
+    assert github.repo(REPO).check_runs[run_id].conclusion == "cancelled"
 
 
 def test_a_check_that_waits_stays_in_progress_and_so_does_the_whole_run() -> None:
