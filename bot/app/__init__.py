@@ -18,6 +18,7 @@ How the parts fit (one concern per module):
     decide      what a job runs: a push and its author's access, a comment's command, a GPU half
     heartbeat   the leases a running job holds, renewed; its cancellation by a newer push
     work        one job in a worker: claim, decide, fetch, run without credentials, publish
+    marks       what a job marked in progress on its head, concluded as superseded after a push
     runner      the credential-free process that runs the pipeline on a worktree, and spawning it
     reaper      jobs whose worker died enqueued again; old delivery ids and worktrees removed
 

@@ -10,7 +10,9 @@
     follow-up  checks that need a GPU: the GPU half, enqueued on the `gpu` queue
 
 While a job runs, a heartbeat renews its leases and watches the PR's newest head: a push makes
-the job stop (its runner is killed) and publish nothing; the newer job reports.
+the job stop (its runner is killed) and publish no report; the newer job reports. What the job
+had already marked in progress on its own head is concluded there as superseded (``marks``),
+and a job that learns of the push before its plan marks nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from gradgate.bot.app.decide import Run, decide
 from gradgate.bot.app.forge import Forge
 from gradgate.bot.app.heartbeat import Heartbeat
 from gradgate.bot.app.jobs import Job, Kind, PullRequest
+from gradgate.bot.app.marks import Marks, conclude_superseded
 from gradgate.bot.app.queue import Queues
 from gradgate.bot.app.runner import Cancelled, RunnerRequest, spawn
 from gradgate.bot.app.state import owner_id, publish_lease, run_lease
@@ -81,18 +84,20 @@ class Worker:
         if not beat.hold(run_lease(job_id)):
             return  # another worker runs it
         self.judging[job_id] = job
+        marks = Marks()
         extra = {"job": job.id, "repo": job.pr.repo, "pr": job.pr.number, "head": job.head_sha}
         started = time.monotonic()
         try:
             with beat:
                 try:
-                    self._handle(job, beat)
+                    self._handle(job, beat, marks)
                     self.log.info("job done", extra=extra | _ms(started))
                 except (Superseded, Cancelled):
                     self.log.info("job superseded by a newer push", extra=extra | _ms(started))
+                    self._supersede(job, marks)
                 except Exception as exc:
                     self.log.exception("job failed: %s", exc, extra=extra | _ms(started))
-                    self._publish_error(job, f"{type(exc).__name__}: {exc}", beat)
+                    self._publish_error(job, f"{type(exc).__name__}: {exc}", beat, marks)
         finally:
             self.state.ledger.done(job_id)
             beat.release_all()
@@ -117,7 +122,7 @@ class Worker:
 
     # -- running -------------------------------------------------------------------------------
 
-    def _handle(self, job: Job, beat: Heartbeat) -> None:
+    def _handle(self, job: Job, beat: Heartbeat, marks: Marks) -> None:
         if self._stale(job):
             raise Superseded
         port = self.forge.port(job.pr)
@@ -129,11 +134,14 @@ class Worker:
         refs = [f"refs/pull/{pr.number}/head:refs/pull/{pr.number}/head"]
         if job.kind is not Kind.GPU:  # the GPU half's base is the merge base: in the head's past
             refs.append(f"refs/heads/{run.base}:refs/heads/{run.base}")
-        pending: list[Pending] = []
 
         def on_plan(record: dict[str, Any]) -> None:
-            if run.only is None and job.kind is not Kind.GPU:  # a partial run keeps the rest
-                pending.append(self._pending(pr, record))
+            if run.only is not None or job.kind is Kind.GPU:  # a partial run keeps the rest
+                return
+            if self._stale(job):  # pushed over already: mark nothing, and stop the runner
+                beat.cancelled.set()
+                return
+            marks.mark(record["head_sha"], lambda: self._pending(pr, record))
 
         token = self.forge.fetch_token(pr)
         with self.mirrors.checkout(
@@ -147,7 +155,7 @@ class Worker:
             )
         if run.earlier is not None and run.only is not None:
             report = merge(run.earlier, report, checks=run.only)
-        self.publish(job, report, beat, pending=pending[0] if pending else None)
+        self.publish(job, report, beat, pending=_pending(marks))
         waiting_gpu = _deferred(report)
         if waiting_gpu and report.base_sha and report.head_sha:
             half = job.gpu_half(
@@ -186,6 +194,20 @@ class Worker:
             self.log.warning("could not mark the checks in progress: %s", exc)
             return Pending(None)
 
+    def _supersede(self, job: Job, marks: Marks) -> None:
+        """What the job marked in progress, concluded as superseded on a head no longer the PR's;
+        a failure is logged (the newer job reports either way)."""
+        made = marks.close()
+        if not made:
+            return
+        try:
+            target = Target(job.pr.number, self.forge.bot_login)
+            conclude_superseded(self.forge.port(job.pr), made, target=target)
+        except Exception as exc:
+            self.log.warning(
+                "could not conclude the superseded checks: %s", exc, extra={"job": job.id}
+            )
+
     # -- publishing ----------------------------------------------------------------------------
 
     def publish(
@@ -210,16 +232,24 @@ class Worker:
         finally:
             beat.release(lease)
 
-    def _publish_error(self, job: Job, error: str, beat: Heartbeat) -> None:
+    def _publish_error(self, job: Job, error: str, beat: Heartbeat, marks: Marks) -> None:
         base, head = job.base_ref or "", job.head_sha or ""
         request = Request(repo_path=Path("."), base=base, head=head, pr_number=job.pr.number)
         report = replace(error_report(request, error), head_sha=job.head_sha)
         if job.head_sha is None:
             return  # a comment that failed before it named a head: the log says why
         try:
-            self.publish(job, report, beat)
+            self.publish(job, report, beat, pending=_pending(marks))
+        except Superseded:
+            self._supersede(job, marks)
         except Exception as exc:  # the job is over either way; say so in the log
             self.log.error("could not publish the error: %s", exc, extra={"job": job.id})
+
+
+def _pending(marks: Marks) -> Pending | None:
+    """What the run marked in progress, for its report to complete; marking is over."""
+    made = marks.close()
+    return made[0].pending if made else None
 
 
 def _deferred(report: Report) -> tuple[str, ...]:

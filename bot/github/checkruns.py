@@ -4,11 +4,13 @@ Where the token has `checks: write` (an App always; an Action when its workflow 
 gradgate reports check runs instead of statuses, under the same names, so a required check keeps
 its name whichever way it is reported. A check's findings become annotations on their lines in
 "Files changed"; only head lines can be marked there, so a finding about the base (`protected`:
-the statement as it was) is marked on its statement's head line, where it has one.
+the statement as it was) is marked on its statement's head line, where it has one. A run a
+newer push superseded concludes what it left in progress `cancelled` (``superseded_check_runs``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from gradgate.bot.github.ports import Annotation, CheckRun
@@ -31,6 +33,9 @@ _CONCLUSION: dict[Outcome, str | None] = {
     Outcome.SKIPPED: "skipped",
     Outcome.WAITING: None,
 }
+# A run a newer push superseded: GitHub's own word for a run stopped before it finished, as
+# Actions' `concurrency: cancel-in-progress` leaves it. Not `stale`: only GitHub sets that one.
+SUPERSEDED = "cancelled"
 _VERDICT = {"success": "success", "failure": "failure", "error": "failure", "pending": None}
 _LEVEL = {Severity.BLOCKING: "failure", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
@@ -96,6 +101,22 @@ def final_check_runs(report: Report, *, details_url: str | None) -> list[CheckRu
             )
         )
     return runs
+
+
+def superseded_check_runs(
+    names: Sequence[str], *, head_sha: str, newer_head: str, details_url: str | None
+) -> list[CheckRun]:
+    """The check runs a superseded run left in progress, concluded `cancelled`, saying why."""
+    title = render_template("github_superseded.txt.j2", newer_head=newer_head).strip()
+    summary = render_template(
+        "check_run_superseded.md.j2", head_sha=head_sha, newer_head=newer_head
+    ).strip()
+    return [
+        CheckRun(
+            name=name, conclusion=SUPERSEDED, title=title, summary=summary, details_url=details_url
+        )
+        for name in names
+    ]
 
 
 def annotation(finding: Finding) -> Annotation | None:

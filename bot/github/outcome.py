@@ -4,6 +4,8 @@ A check run needs `checks: write`; GitHub answers 403 without it, and gradgate t
 same names as statuses. The pending phase decides the way for its run, so the final phase
 completes the very check runs it started, or replaces the very statuses it set: nothing is left
 pending. When the final phase cannot finish its check runs, it still tries to leave statuses.
+When a newer push supersedes the run before its final phase, ``post_superseded`` concludes what
+the pending phase left running on the old head, so no check spins there forever.
 """
 
 from __future__ import annotations
@@ -11,9 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from gradgate.bot.github.checkruns import final_check_runs, pending_check_runs
+from gradgate.bot.github.checkruns import (
+    final_check_runs,
+    pending_check_runs,
+    superseded_check_runs,
+)
 from gradgate.bot.github.ports import GitHubPort
-from gradgate.bot.github.statuses import final_statuses, pending_statuses
+from gradgate.bot.github.statuses import final_statuses, pending_statuses, superseded_statuses
 from gradgate.bot.plan.plan import Plan
 from gradgate.bot.report.render import Report
 from gradgate.checks.errors import GitHubError
@@ -27,6 +33,7 @@ class Pending:
 
     check_runs: Mapping[str, int] | None = field(default_factory=dict)
     error: GitHubError | None = None  # the pending phase failed here; the final phase goes on
+    running: tuple[str, ...] = ()  # the names it marked in progress (a skipped check is done)
 
 
 def post_pending(
@@ -39,24 +46,29 @@ def post_pending(
     details_url: str | None,
 ) -> Pending:
     ids: dict[str, int] = {}
+    running: list[str] = []
     runs = pending_check_runs(
         plan, head_sha=head_sha, base_sha=base_sha, config_hash=config_hash, details_url=details_url
     )
     try:
         for run in runs:
             ids[run.name] = port.create_check_run(head_sha, run)
-        return Pending(ids)
+            if run.conclusion is None:
+                running.append(run.name)
+        return Pending(ids, running=tuple(running))
     except GitHubError as exc:
         if exc.status != FORBIDDEN or ids:
-            return Pending(ids, error=exc)
+            return Pending(ids, error=exc, running=tuple(running))
     try:
         for status in pending_statuses(
             plan, base_sha=base_sha, config_hash=config_hash, target_url=details_url
         ):
+            if status.state == "pending":  # counted before it is sent: a lost answer set it too
+                running.append(status.context)
             port.set_status(head_sha, status)
     except GitHubError as exc:
-        return Pending(None, error=exc)
-    return Pending(None)
+        return Pending(None, error=exc, running=tuple(running))
+    return Pending(None, running=tuple(running))
 
 
 def post_final(
@@ -84,6 +96,40 @@ def post_final(
                 raise
     for status in final_statuses(report, target_url=details_url):
         port.set_status(head_sha, status)
+
+
+def post_superseded(
+    port: GitHubPort,
+    pending: Pending,
+    *,
+    head_sha: str,
+    newer_head: str,
+    details_url: str | None,
+) -> None:
+    """Conclude what ``pending`` left running on ``head_sha``, which ``newer_head`` replaced:
+    check runs `cancelled`, statuses `error`, each saying which push; never a pass. Each is
+    tried; the first failure is raised after."""
+    failed: GitHubError | None = None
+    if pending.check_runs is not None:
+        started = pending.check_runs
+        names = [name for name in pending.running if name in started]
+        for run in superseded_check_runs(
+            names, head_sha=head_sha, newer_head=newer_head, details_url=details_url
+        ):
+            try:
+                port.update_check_run(started[run.name], run)
+            except GitHubError as exc:
+                failed = failed or exc
+    else:
+        for status in superseded_statuses(
+            pending.running, newer_head=newer_head, target_url=details_url
+        ):
+            try:
+                port.set_status(head_sha, status)
+            except GitHubError as exc:
+                failed = failed or exc
+    if failed is not None:
+        raise failed
 
 
 def _statuses_anyway(port: GitHubPort, report: Report, details_url: str | None) -> None:

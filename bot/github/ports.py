@@ -56,7 +56,8 @@ class Annotation:
 @dataclass(frozen=True, slots=True)
 class CheckRun:
     name: str
-    conclusion: str | None  # None: in progress; else GitHub's: success, failure, neutral, skipped
+    # None: in progress; else GitHub's: success, failure, neutral, skipped, cancelled
+    conclusion: str | None
     title: str
     summary: str
     annotations: tuple[Annotation, ...] = ()

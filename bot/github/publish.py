@@ -5,7 +5,8 @@ Before publishing, the PR's head is read again. Results for a head that is no lo
 are not published as current: the comment says they were superseded (unless a newer report is
 already shown) and the outcome (check runs or statuses) goes on the old commit only, where GitHub
 no longer shows it on the PR. If updating the comment fails, the final outcome is still posted
-before the error is raised.
+before the error is raised. A run superseded before its report concludes only what its pending
+phase left running on its own head (``publish_superseded``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gradgate.bot.config.model import ReviewMode
-from gradgate.bot.github.outcome import Pending, post_final, post_pending
+from gradgate.bot.github.outcome import Pending, post_final, post_pending, post_superseded
 from gradgate.bot.github.ports import GitHubPort
 from gradgate.bot.github.reviewer import submit_review
 from gradgate.bot.github.split import COMMENT_LIMIT, split_body
@@ -57,6 +58,16 @@ def publish_pending(
         base_sha=base_sha,
         config_hash=config_hash,
         details_url=target.target_url,
+    )
+
+
+def publish_superseded(
+    port: GitHubPort, pending: Pending, *, head_sha: str, newer_head: str, target: Target
+) -> None:
+    """What ``publish_pending`` left running on ``head_sha``, concluded as superseded by
+    ``newer_head``; nothing else: the newer head's run reports on it."""
+    post_superseded(
+        port, pending, head_sha=head_sha, newer_head=newer_head, details_url=target.target_url
     )
 
 

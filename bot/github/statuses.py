@@ -3,9 +3,16 @@
 An overall `gradgate` context is always reported, and one `gradgate/<check>` per check: a check
 the plan skipped is `success` with the reason, so a required status never hangs pending. Every
 description fits GitHub's 140 characters and ends with the base and config it was computed for.
+
+A run a newer push superseded computed nothing: its pending statuses become `error` (the run
+did not finish), with no base or config, never `success`, which would pass what was not
+checked, nor `failure`, which would claim a finding. Like every error, it blocks a required
+status on that commit only; the newer head gets its own.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from gradgate.bot.github.ports import Status, StatusState
 from gradgate.bot.plan.plan import Plan
@@ -56,3 +63,11 @@ def final_statuses(report: Report, *, target_url: str | None) -> list[Status]:
         _status(context, state, description, stamp, target_url)
         for context, (state, description) in status_descriptions(report).items()
     ]
+
+
+def superseded_statuses(
+    contexts: Sequence[str], *, newer_head: str, target_url: str | None
+) -> list[Status]:
+    """The statuses a superseded run left pending, concluded: `error`, saying which push."""
+    words = render_template("github_superseded.txt.j2", newer_head=newer_head).strip()
+    return [_status(context, "error", words, "", target_url) for context in contexts]

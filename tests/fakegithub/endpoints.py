@@ -247,6 +247,7 @@ class Endpoints:
     def _create_check_run(
         self, repo: Repo, m: re.Match[str], q: dict[str, str], body: Any, login: str
     ) -> tuple[int, Any]:
+        _settable(body)
         output = body.get("output") or {}
         record = CheckRunRecord(
             id=self._next_id(),
@@ -270,6 +271,7 @@ class Endpoints:
         record = repo.check_runs.get(int(m["check_run"]))
         if record is None:
             raise error(404, "Not Found")
+        _settable(body)
         output = body.get("output") or {}
         if body.get("conclusion"):
             record.status, record.conclusion = "completed", body["conclusion"]
@@ -282,6 +284,20 @@ class Endpoints:
             if key in body:
                 setattr(record, key, body[key])
         return 200, self.render.check_run(repo, record)
+
+
+def _settable(body: Any) -> None:
+    """GitHub's description of `conclusion`: "You cannot change a check run conclusion to
+    `stale`, only GitHub can set this." The enum lists it, so the schema check lets it through."""
+    if body.get("conclusion") == "stale":
+        raise Answer(
+            422,
+            {
+                "message": "Validation Failed",
+                "errors": ["conclusion `stale` can only be set by GitHub"],
+                "documentation_url": DOCS,
+            },
+        )
 
 
 _REPO = r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"

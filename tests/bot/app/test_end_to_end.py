@@ -4,6 +4,7 @@ publishes through PyGithub to the fake GitHub."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -62,9 +63,10 @@ def test_a_newer_push_cancels_the_queued_job_for_the_older_head(world: AppWorld)
     stamp = Stamp.read(comment)
     assert stamp is not None and stamp.head == newer
     assert world.check_runs(older) == {}  # the older job stopped before it reported anything
+    assert world.github.repo(REPO).latest_statuses(older) == {}
 
 
-def test_a_push_while_a_job_runs_stops_it_and_only_the_newer_head_reports(
+def test_a_push_while_a_job_runs_stops_it_and_concludes_its_old_head_as_superseded(
     world: AppWorld,
 ) -> None:
     older = world.push(EDITED)
@@ -78,11 +80,56 @@ def test_a_push_while_a_job_runs_stops_it_and_only_the_newer_head_reports(
 
     world.github.hooks.append(push_meanwhile)
     assert world.drain() == 2
+    [newer] = pushed
     [comment] = world.report_comments()
+    assert len(world.github.comments(REPO, NUMBER, by=BOT)) == 1
     stamp = Stamp.read(comment)
-    assert stamp is not None and stamp.head == pushed[0] != older
-    assert world.check_runs(pushed[0])["gradgate"] == "success"
-    assert "failure" not in world.check_runs(older).values()  # never published for the old head
+    assert stamp is not None and stamp.head == newer != older
+    assert world.check_runs(newer)["gradgate"] == "success"
+    # The older head's checks were in progress when the push came: cancelled there, saying
+    # which push, never left spinning; the checks its plan skipped stay skipped.
+    old_runs = world.github.repo(REPO).latest_check_runs(older)
+    assert {n: r.conclusion for n, r in old_runs.items() if r.conclusion != "skipped"} == {
+        "gradgate": "cancelled",
+        "gradgate/protected": "cancelled",
+    }
+    assert {r.status for r in old_runs.values()} == {"completed"}
+    assert old_runs["gradgate"].title == f"superseded by a newer push ({newer[:7]})"
+    assert not any(
+        "superseded" in (r.title or "")
+        for r in world.github.repo(REPO).latest_check_runs(newer).values()
+    )
+    assert world.github.repo(REPO).statuses == []  # an App reports check runs only
+
+
+def test_a_push_before_the_plan_is_marked_leaves_nothing_on_the_old_head(
+    repo: GitRepo, github: FakeGitHub, settings: AppSettings
+) -> None:
+    # A lease far longer than the test: no heartbeat stops the job first, so it is the job
+    # that learns of the push when its plan comes, and marks nothing.
+    world = make_world(repo, github, dataclasses.replace(settings, lease_s=3600))
+    try:
+        older = world.push(EDITED)
+        world.deliver_push()
+        pushed: list[str] = []
+
+        def push_meanwhile(method: str, path: str) -> None:
+            if "/collaborators/" in path and not pushed:  # the job decides: nothing published
+                pushed.append(world.push(TRAIN))
+                world.deliver_push()
+
+        world.github.hooks.append(push_meanwhile)
+        assert world.drain() == 2
+        [newer] = pushed
+        [comment] = world.report_comments()
+        stamp = Stamp.read(comment)
+        assert stamp is not None and stamp.head == newer
+        assert [r for r in github.repo(REPO).check_runs.values() if r.sha == older] == []
+        assert github.repo(REPO).latest_statuses(older) == {}
+        assert world.check_runs(newer)["gradgate"] == "success"
+    finally:
+        world.stop()
+        world.live.stop()
 
 
 def test_code_from_an_untrusted_author_waits_for_ok_to_test_bound_to_the_head(

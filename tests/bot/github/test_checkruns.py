@@ -5,16 +5,23 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from gradgate.bot.github.checkruns import SUMMARY_LIMIT, final_check_runs, pending_check_runs
+from gradgate.bot.github.checkruns import (
+    SUMMARY_LIMIT,
+    final_check_runs,
+    pending_check_runs,
+    superseded_check_runs,
+)
 from gradgate.bot.github.client import Connection, GitHubClient, RetryPolicy
-from gradgate.bot.github.outcome import post_final, post_pending
+from gradgate.bot.github.outcome import post_final, post_pending, post_superseded
 from gradgate.checks.base import Outcome, Severity
+from gradgate.checks.errors import GitHubError
 
 from tests.bot.github.reports import BASE, HEAD, finding, plan, report
 from tests.fakegithub import FakeGitHub
 
 REPO = "acme/model"
 URL = "https://github.com/acme/model/actions/runs/1"
+NEWER = "3333333" + "c" * 33
 FAST = RetryPolicy(total=2, backoff_s=0.001, request_interval_s=0, write_interval_s=0)
 
 
@@ -109,6 +116,63 @@ def test_pending_then_final_completes_what_it_started(github: FakeGitHub, checks
         assert repo.check_runs == {}
         assert repo.latest_statuses(HEAD)["gradgate"].state == "failure"
         assert [r.status for r in github.requests("POST", "/check-runs$")] == [403]
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_a_superseded_run_concludes_only_what_it_left_running_on_its_own_head(
+    github: FakeGitHub, checks: bool
+) -> None:
+    github.open_pull(REPO, 7, head=HEAD, base=BASE, author="alice")
+    client = GitHubClient(
+        Connection(api_url=github.url, token=github.token(checks=checks), repo=REPO, retry=FAST)
+    )
+    repo = github.repo(REPO)
+    pending = post_pending(
+        client, plan(), head_sha=HEAD, base_sha=BASE, config_hash=None, details_url=URL
+    )
+    assert set(pending.running) == {"gradgate", "gradgate/protected"}  # gradient: skipped, done
+    repo.pulls[7].head_sha = NEWER
+
+    post_superseded(client, pending, head_sha=HEAD, newer_head=NEWER, details_url=URL)
+
+    words = "superseded by a newer push (3333333)"
+    running = {"gradgate", "gradgate/protected"}
+    if checks:  # the very check runs it started, cancelled; the skipped ones stay skipped
+        runs = repo.latest_check_runs(HEAD)
+        assert {n: r.conclusion for n, r in runs.items() if n in running} == dict.fromkeys(
+            running, "cancelled"
+        )
+        assert {r.conclusion for n, r in runs.items() if n not in running} == {"skipped"}
+        assert {r.status for r in runs.values()} == {"completed"}
+        assert pending.check_runs is not None
+        assert {r.id for r in runs.values()} == set(pending.check_runs.values())
+        assert runs["gradgate"].title == words and runs["gradgate"].details_url == URL
+        assert "`3333333` was pushed" in (runs["gradgate/protected"].summary or "")
+        assert repo.statuses == []
+    else:  # statuses: error, never success for what was not checked; skipped ones stay
+        statuses = repo.latest_statuses(HEAD)
+        assert {c: (s.state, s.description) for c, s in statuses.items() if c in running} == (
+            dict.fromkeys(running, ("error", words))
+        )
+        assert {s.state for c, s in statuses.items() if c not in running} == {"success"}
+    assert repo.latest_check_runs(NEWER) == {} and repo.latest_statuses(NEWER) == {}
+    assert github.violations == []
+
+
+def test_only_github_may_conclude_a_check_run_stale(github: FakeGitHub) -> None:
+    """Why a superseded run is `cancelled`: GitHub refuses `stale` from anyone but itself."""
+    github.open_pull(REPO, 7, head=HEAD, base=BASE, author="alice")
+    client = GitHubClient(
+        Connection(api_url=github.url, token=github.token(checks=True), repo=REPO, retry=FAST)
+    )
+    [run] = superseded_check_runs(["gradgate"], head_sha=HEAD, newer_head=NEWER, details_url=URL)
+    run_id = client.create_check_run(HEAD, dataclasses.replace(run, conclusion=None))
+
+    with pytest.raises(GitHubError) as refused:
+        client.update_check_run(run_id, dataclasses.replace(run, conclusion="stale"))
+    assert refused.value.status == 422
+    client.update_check_run(run_id, run)
+    assert github.repo(REPO).check_runs[run_id].conclusion == "cancelled"
 
 
 def test_a_check_that_waits_stays_in_progress_and_so_does_the_whole_run() -> None:
