@@ -602,3 +602,38 @@ def test_a_new_file_that_cannot_be_read_is_only_noted(repo: GitRepo) -> None:
     finding = only(result, "protected-file-skipped")
     assert "not UTF-8 text (byte 8) at head" in finding.message
     assert result.outcome is Outcome.PASS
+
+
+SLASH_LANGUAGES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".cu", ".cuh", ".js",
+                   ".jsx", ".mjs", ".ts", ".tsx", ".java", ".go", ".rs", ".kt", ".scala",
+                   ".swift", ".proto")  # fmt: skip
+
+
+def test_a_slash_comment_marker_protects_its_line_in_every_such_language(repo: GitRepo) -> None:
+    """`// NO_REFAC` is a marker in C, CUDA, JS/TS, Java, Go, Rust, Kotlin, Scala, Swift and
+    protobuf files; there `#` starts a preprocessor line, not a comment."""
+    base = {f"src/k{suffix}": "int keep = 3; // NO_REFAC\n#define NO_REFAC 1\n"
+            for suffix in SLASH_LANGUAGES}  # fmt: skip
+    head = {path: "int keep = 4; // NO_REFAC\n#define NO_REFAC 2\n" for path in base}
+    result = pull_request(repo, base, head)
+    blocked = {f.file for f in result.findings if f.severity is Severity.BLOCKING}
+    assert blocked == set(base)
+    assert {f.line for f in result.findings if f.severity is Severity.BLOCKING} == {1}
+
+
+@pytest.mark.parametrize("suffix", [".md", ".markdown", ".mdx", ".rst", ".MD"])
+def test_a_heading_that_reads_like_a_marker_protects_nothing_in_docs(
+    repo: GitRepo, suffix: str
+) -> None:
+    result = pull_request(
+        repo,
+        {f"docs/a{suffix}": "# NO_REFAC\nold text\n"},
+        {f"docs/a{suffix}": "# NO_REFAC\nnew\n"},
+    )
+    assert result.outcome is Outcome.PASS and not result.findings
+
+
+def test_a_stub_file_is_read_as_python_so_a_reformat_is_no_change(repo: GitRepo) -> None:
+    base = {"pkg/api.pyi": "def f(x: str = 'a') -> int: ...  # NO_REFAC\n"}
+    head = {"pkg/api.pyi": 'def f(x: str = "a") -> int: ...  # NO_REFAC\n'}  # same syntax tree
+    assert pull_request(repo, base, head).outcome is Outcome.PASS
