@@ -104,6 +104,8 @@ def test_right_after_init_the_uncommitted_config_is_noticed(
     assert "this run used the built-in defaults" in out
     assert "Commit it, or pass `--config .gradgate.yml`" in out
     assert "No .gradgate.yml was found" not in out  # one note, the one that helps
+    assert "Commit your .gradgate.yml to protect what it names" in out
+    assert "Run `gradgate init`" not in out  # it just ran
     _, out, _ = run("plan", *where, capsys=capsys)
     assert "Found an uncommitted .gradgate.yml" in out
 
