@@ -113,8 +113,8 @@ def config_label(path: Path, root: Path) -> str:
     only its name when it lies outside (never an absolute path of the machine that ran it)."""
     resolved = path.resolve()
     if resolved.is_relative_to(root.resolve()):
-        return f"{resolved.relative_to(root.resolve()).as_posix()} (--config)"
-    return f"{path.name} (--config, outside the repository)"
+        return f"--config {resolved.relative_to(root.resolve()).as_posix()}"
+    return f"--config {path.name}, outside the repository"
 
 
 def _policy(text: str, origin: ConfigOrigin, source: str) -> Policy:

@@ -186,7 +186,7 @@ def test_the_rerun_hint_repeats_the_options_and_the_footer_names_the_config_in_t
         f"--config '{zoned.root.name}/ci/gate policy.yml' --only protected`."
     )
     footer = out.rstrip().splitlines()[-1]
-    assert footer.endswith("(ci/gate policy.yml (--config))")
+    assert footer.endswith("(--config ci/gate policy.yml)")
     assert str(zoned.root) not in out  # no absolute path of the machine that ran it
 
 
@@ -203,7 +203,7 @@ def test_a_config_outside_the_repo_is_named_by_its_file_name_only(
         "--config", str(policy),
         capsys=capsys,
     )  # fmt: skip
-    assert out.rstrip().endswith("(team.yml (--config, outside the repository))")
+    assert out.rstrip().endswith("(--config team.yml, outside the repository)")
 
 
 def test_json_formats_put_an_error_object_on_stdout_when_gradgate_cannot_decide(
