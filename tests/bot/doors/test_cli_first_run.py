@@ -29,6 +29,23 @@ def run(*argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     return code, out, err
 
 
+def more_epochs(repo: GitRepo, **base: str) -> None:
+    """`main` with train.py (and ``base``: path -> text), and branch `pr` that edits train.py."""
+    repo.write("train.py", "EPOCHS = 3\n")
+    for path, text in base.items():
+        repo.write(path, text)
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("train.py", "EPOCHS = 5\n")
+    repo.commit("more epochs")
+
+
+def on_pr(command: str, repo: GitRepo, *args: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """What ``command`` prints for main..pr of ``repo``."""
+    where = ("--repo", str(repo.root), "--base", "main", "--head", "pr")
+    return run(command, *where, *args, capsys=capsys)[1]
+
+
 @pytest.fixture
 def zoned(repo: GitRepo) -> GitRepo:
     repo.write(".gradgate.yml", POLICY)
@@ -65,9 +82,7 @@ def test_zone_patterns_that_all_match_say_nothing(
 ) -> None:
     zoned.write("src/pkg/model.py", "class Net:\n    x = 1\n")
     zoned.commit("edit")
-    _, out, _ = run(
-        "plan", "--repo", str(zoned.root), "--base", "main", "--head", "pr", capsys=capsys
-    )
+    out = on_pr("plan", zoned, capsys=capsys)
     assert "Warning" not in out and "match no file" not in out
 
 
@@ -81,20 +96,14 @@ def test_a_typo_in_a_pattern_is_caught_before_any_file_moves(
     repo.branch("pr")
     repo.write("notes.txt", "hi\n")
     repo.commit("unrelated")
-    _, out, _ = run(
-        "plan", "--repo", str(repo.root), "--base", "main", "--head", "pr", capsys=capsys
-    )
+    out = on_pr("plan", repo, capsys=capsys)
     assert "  model-core: src/pkg/Model.py\n" in out
 
 
 def test_right_after_init_the_uncommitted_config_is_noticed(
     repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo.write("train.py", "EPOCHS = 3\n")
-    repo.commit("base")
-    repo.branch("pr")
-    repo.write("train.py", "EPOCHS = 5\n")
-    repo.commit("more epochs")
+    more_epochs(repo)
     assert run("init", "--repo", str(repo.root), capsys=capsys)[0] == 0
     where = ("--repo", str(repo.root), "--base", "main", "--head", "HEAD")
 
@@ -134,35 +143,22 @@ def test_right_after_init_the_uncommitted_config_is_noticed(
 def test_no_zones_and_no_markers_anywhere_says_nothing_is_protected_yet(
     repo: GitRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    repo.write("train.py", "EPOCHS = 3\n")
-    repo.commit("base")
-    repo.branch("pr")
-    repo.write("train.py", "EPOCHS = 5\n")
-    repo.commit("more epochs")
-    where = ("--repo", str(repo.root), "--base", "main", "--head", "pr")
+    more_epochs(repo)
 
-    code, out, _ = run("check", *where, capsys=capsys)
+    code, out, _ = run("check", "--repo", str(repo.root), "--base", "main", capsys=capsys)
     assert code == 0
     assert out.startswith("gradgate passed, but nothing is protected yet\n")
     assert "Run `gradgate init` to propose zones" in out
-    _, out, _ = run("plan", *where, capsys=capsys)
-    assert "Nothing is protected yet" in out
-    _, out, _ = run("check", *where, "--format", "json", capsys=capsys)
+    assert "Nothing is protected yet" in on_pr("plan", repo, capsys=capsys)
+    out = on_pr("check", repo, "--format", "json", capsys=capsys)
     assert json.loads(out)["plan"]["nothing_protected"] is True
 
 
 def test_a_marker_in_a_file_the_change_does_not_touch_still_protects_something(
     repo: GitRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    repo.write("train.py", "EPOCHS = 3\n")
-    repo.write("paths.py", 'RUNS = "runs/v3"  # NO_REFAC\n')
-    repo.commit("base")
-    repo.branch("pr")
-    repo.write("train.py", "EPOCHS = 5\n")
-    repo.commit("more epochs")
-    _, out, _ = run(
-        "check", "--repo", str(repo.root), "--base", "main", "--head", "pr", capsys=capsys
-    )
+    more_epochs(repo, **{"paths.py": 'RUNS = "runs/v3"  # NO_REFAC\n'})
+    out = on_pr("check", repo, capsys=capsys)
     assert out.startswith("gradgate passed: no regression found")
     assert "nothing is protected" not in out.lower()
 
