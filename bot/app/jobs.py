@@ -37,6 +37,16 @@ class PullRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class Left:
+    """What the CPU half's report left in progress on its head for the GPU half: the check
+    runs' ids by name (``check_runs`` None: statuses) and the names still in progress. The GPU
+    half completes these, or concludes them as superseded when a newer push replaced its head."""
+
+    check_runs: tuple[tuple[str, int], ...] | None
+    running: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Job:
     id: str  # the delivery id; a GPU half adds "/gpu"
     kind: Kind
@@ -52,12 +62,21 @@ class Job:
     base_sha: str | None = None
     only: tuple[str, ...] | None = None
     carried: str | None = None  # the CPU half's Report, as JSON
+    left: Left | None = None  # what the CPU half left in progress (None: a job from before)
 
     @property
     def queue(self) -> Queue:
         return Queue.GPU if self.kind is Kind.GPU else Queue.CPU
 
-    def gpu_half(self, *, base_sha: str, head_sha: str, only: tuple[str, ...], carried: str) -> Job:
+    def gpu_half(
+        self,
+        *,
+        base_sha: str,
+        head_sha: str,
+        only: tuple[str, ...],
+        carried: str,
+        left: Left | None = None,
+    ) -> Job:
         return replace(
             self,
             id=f"{self.id}/gpu",
@@ -66,6 +85,7 @@ class Job:
             head_sha=head_sha,
             only=only,
             carried=carried,
+            left=left,
         )
 
 

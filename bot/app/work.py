@@ -12,7 +12,10 @@
 While a job runs, a heartbeat renews its leases and watches the PR's newest head: a push makes
 the job stop (its runner is killed) and publish no report; the newer job reports. What the job
 had already marked in progress on its own head is concluded there as superseded (``marks``),
-and a job that learns of the push before its plan marks nothing.
+and a job that learns of the push before its plan marks nothing. The GPU half marks nothing of
+its own: the CPU half's report left its checks in progress, and the job carries their ids
+(``Left``), so the GPU half completes those very check runs or, superseded (even before it
+starts), concludes them on the old head.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from gradgate.bot.app.combine import merge, to_wire
 from gradgate.bot.app.decide import Run, decide
 from gradgate.bot.app.forge import Forge
 from gradgate.bot.app.heartbeat import Heartbeat
-from gradgate.bot.app.jobs import Job, Kind, PullRequest
+from gradgate.bot.app.jobs import Job, Kind, Left, PullRequest
 from gradgate.bot.app.marks import Marks, conclude_superseded
 from gradgate.bot.app.queue import Queues
 from gradgate.bot.app.runner import Cancelled, RunnerRequest, spawn
@@ -123,6 +126,11 @@ class Worker:
     # -- running -------------------------------------------------------------------------------
 
     def _handle(self, job: Job, beat: Heartbeat, marks: Marks) -> None:
+        if job.left is not None and job.head_sha is not None:
+            # The GPU half takes over what the CPU half left in progress: it completes it, or
+            # concludes it as superseded if a push stops it, even before it starts.
+            left = _from_left(job.left)
+            marks.mark(job.head_sha, lambda: left)
         if self._stale(job):
             raise Superseded
         port = self.forge.port(job.pr)
@@ -155,7 +163,7 @@ class Worker:
             )
         if run.earlier is not None and run.only is not None:
             report = merge(run.earlier, report, checks=run.only)
-        self.publish(job, report, beat, pending=_pending(marks))
+        left = self.publish(job, report, beat, pending=_pending(marks))
         waiting_gpu = _deferred(report)
         if waiting_gpu and report.base_sha and report.head_sha:
             half = job.gpu_half(
@@ -163,6 +171,7 @@ class Worker:
                 head_sha=report.head_sha,
                 only=waiting_gpu,
                 carried=to_wire(report),
+                left=_to_left(left),
             )
             self.queues.enqueue(half)
 
@@ -212,9 +221,10 @@ class Worker:
 
     def publish(
         self, job: Job, report: Report, beat: Heartbeat, *, pending: Pending | None = None
-    ) -> None:
+    ) -> Pending:
         """Publish under the PR's lease, so concurrent jobs never race on its comment; a report
-        for a head that is no longer the newest is not published (the newer job reports)."""
+        for a head that is no longer the newest is not published (the newer job reports). What
+        the report left in progress: the checks waiting for a GPU worker."""
         pr = job.pr
         lease = publish_lease(pr.key)
         deadline = time.monotonic() + 10 * self.ttl
@@ -227,8 +237,9 @@ class Worker:
                 raise Superseded
             shown = replace(report, rerun="pr", repo_url=_web_url(pr))
             target = Target(pr.number, self.forge.bot_login)
-            publish_report(self.forge.port(pr), shown, target, pending=pending)
+            published = publish_report(self.forge.port(pr), shown, target, pending=pending)
             self.state.prs.set_report(pr.key, to_wire(report))
+            return published.left
         finally:
             beat.release(lease)
 
@@ -250,6 +261,16 @@ def _pending(marks: Marks) -> Pending | None:
     """What the run marked in progress, for its report to complete; marking is over."""
     made = marks.close()
     return made[0].pending if made else None
+
+
+def _to_left(pending: Pending) -> Left:
+    runs = pending.check_runs
+    return Left(None if runs is None else tuple(runs.items()), pending.running)
+
+
+def _from_left(left: Left) -> Pending:
+    runs = left.check_runs
+    return Pending(None if runs is None else dict(runs), running=left.running)
 
 
 def _deferred(report: Report) -> tuple[str, ...]:

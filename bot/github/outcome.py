@@ -5,7 +5,9 @@ same names as statuses. The pending phase decides the way for its run, so the fi
 completes the very check runs it started, or replaces the very statuses it set: nothing is left
 pending. When the final phase cannot finish its check runs, it still tries to leave statuses.
 When a newer push supersedes the run before its final phase, ``post_superseded`` concludes what
-the pending phase left running on the old head, so no check spins there forever.
+the pending phase left running on the old head, so no check spins there forever. The final phase
+may itself leave checks in progress (waiting for a GPU worker); it returns them as a ``Pending``,
+which the run that completes them takes up in the same way.
 """
 
 from __future__ import annotations
@@ -73,29 +75,39 @@ def post_pending(
 
 def post_final(
     port: GitHubPort, report: Report, *, details_url: str | None, pending: Pending | None = None
-) -> None:
-    """Check runs (completing the pending ones), or statuses if the token cannot write checks."""
+) -> Pending:
+    """Check runs (completing the pending ones), or statuses if the token cannot write checks.
+    What it left in progress (checks waiting for a GPU worker), as a ``Pending`` that the run
+    completing them (or concluding them as superseded) takes up."""
     head_sha = report.head_sha
     if head_sha is None:
         raise ValueError("a report published to GitHub names the head it was computed for")
     started = pending.check_runs if pending is not None else {}
     if started is not None:
+        ids = dict(started)
+        running: list[str] = []
         done = 0
         try:
             for run in final_check_runs(report, details_url=details_url):
                 run_id = started.get(run.name)
                 if run_id is None:
-                    port.create_check_run(head_sha, run)
+                    ids[run.name] = port.create_check_run(head_sha, run)
                 else:
                     port.update_check_run(run_id, run)
+                if run.conclusion is None:
+                    running.append(run.name)
                 done += 1
-            return
+            return Pending(ids, running=tuple(running))
         except GitHubError as exc:
             if exc.status != FORBIDDEN or done or started:
                 _statuses_anyway(port, report, details_url)
                 raise
+    contexts: list[str] = []
     for status in final_statuses(report, target_url=details_url):
+        if status.state == "pending":  # counted before it is sent: a lost answer set it too
+            contexts.append(status.context)
         port.set_status(head_sha, status)
+    return Pending(None, running=tuple(contexts))
 
 
 def post_superseded(

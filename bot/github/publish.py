@@ -12,7 +12,7 @@ phase left running on its own head (``publish_superseded``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from gradgate.bot.config.model import ReviewMode
 from gradgate.bot.github.outcome import Pending, post_final, post_pending, post_superseded
@@ -40,6 +40,7 @@ class Published:
     current: bool  # False: the PR's head moved on; the results were marked superseded
     head_now: str
     steps: tuple[Step, ...]
+    left: Pending = field(default_factory=Pending)  # what post_final left in progress
 
 
 def publish_pending(
@@ -90,9 +91,10 @@ def publish_report(
         published = _comment(port, report, target, limit=limit)
     except GitHubError as exc:  # still post the final outcome: a required check must not hang
         failed = exc
-    post_final(port, report, details_url=target.target_url, pending=pending)
+    left = post_final(port, report, details_url=target.target_url, pending=pending)
     if failed is not None:
         raise failed
+    published = replace(published, left=left)
     if published.current:
         submit_review(port, report, number=target.number, bot_login=target.bot_login, mode=review)
     return published

@@ -331,3 +331,87 @@ def test_a_check_that_needs_a_gpu_waits_for_the_gpu_queue_and_completes_the_same
         assert "waiting for a GPU worker" not in comment
     finally:
         world.live.stop()
+
+
+# The runner, held at its start until the test lets it go: a push lands while the GPU half runs.
+GATED_RUNNER = """\
+import os, pathlib, sys, time
+gate = pathlib.Path(sys.argv[1])
+(gate / "started").touch()
+while not (gate / "go").exists():
+    time.sleep(0.01)
+os.execv(sys.executable, [sys.executable, "-m", "gradgate.bot.app.runner"])
+"""
+
+
+@pytest.mark.parametrize("when", ["before", "while"])
+def test_a_push_that_supersedes_the_gpu_half_concludes_its_checks_on_the_old_head(
+    repo: GitRepo, github: FakeGitHub, settings: AppSettings, tmp_path: Path, when: str
+) -> None:
+    """The CPU half's report leaves the GPU checks in progress for the GPU half to complete; a
+    push before the GPU half starts, or while its runner runs, supersedes it: it concludes them
+    on the old head instead, and the newer head is reported as usual."""
+    import sys
+    import threading
+
+    from gradgate.bot.app.github import app_forge
+    from gradgate.bot.app.jobs import Queue
+    from gradgate.bot.app.trust import Gpu
+    from gradgate.bot.app.work import Worker
+
+    from tests.bot.app.world import FAST
+
+    world = make_world(repo, github, settings, policy=GPU_POLICY)
+    try:
+        forge = app_forge(world.settings, retry=FAST)
+        cpu = Worker(world.queues, forge, gpu=Gpu.DEFER, auto_to_gpu=True)
+        gpu = Worker(world.queues, forge, gpu=Gpu.RUN)
+        gate = tmp_path / "gate"
+        gate.mkdir()
+        gated = Worker(
+            world.queues, forge, gpu=Gpu.RUN, runner=[sys.executable, "-c", GATED_RUNNER, str(gate)]
+        )
+        older = world.push("WIDTH = 16\n", path="model.py")
+        world.deliver_push()
+        assert world.drain(Queue.CPU, cpu) == 1
+        assert world.check_runs(older)["gradgate/checkpoint"] == "in_progress"
+
+        newer = world.push("WIDTH = 32\n", path="model.py")
+        if when == "before":
+            world.deliver_push()
+            assert world.drain(Queue.GPU, gpu) == 1
+        else:
+            ran: list[int] = []
+            half = threading.Thread(target=lambda: ran.append(world.drain(Queue.GPU, gated)))
+            half.start()
+            world.wait_until(lambda: (gate / "started").exists())
+            world.deliver_push()
+            (gate / "go").touch()
+            half.join()
+            assert ran == [1]
+        every = world.github.repo(REPO).check_runs
+        old = {r.name: r for r in every.values() if r.sha == older}
+        assert {r.status for r in old.values()} == {"completed"}  # none left in progress
+        assert {n: r.conclusion for n, r in old.items() if r.conclusion != "skipped"} == {
+            "gradgate": "cancelled",
+            "gradgate/checkpoint": "cancelled",
+            "gradgate/protected": "success",  # the CPU half's result
+        }
+        words = f"superseded by a newer push ({newer[:7]})"
+        assert {r.title for r in old.values() if r.conclusion == "cancelled"} == {words}
+
+        assert world.drain(Queue.CPU, cpu) == 1  # the newer head, reported as usual
+        assert world.drain(Queue.GPU, gpu) == 1
+        new = {r.name: r for r in every.values() if r.sha == newer}
+        assert {r.status for r in new.values()} == {"completed"}
+        assert {r.conclusion for r in new.values()} <= {"success", "failure", "skipped"}
+        assert not any("superseded" in r.title for r in new.values())
+        assert len(world.github.comments(REPO, NUMBER, by=BOT)) == 1
+        [comment] = world.report_comments()
+        stamp = Stamp.read(comment)
+        assert stamp is not None and stamp.head == newer
+        assert "waiting for a GPU worker" not in comment
+        assert world.github.repo(REPO).statuses == []
+    finally:
+        world.stop()
+        world.live.stop()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from gradgate.bot.app.jobs import Job, Kind, PullRequest
+from gradgate.bot.app.jobs import Job, Kind, Left, PullRequest, from_json, to_json
 from gradgate.bot.app.queue import Queues
 from gradgate.bot.app.settings import AppSettings
 from gradgate.bot.app.state import DAY_S, KEEP_DAYS, State, run_lease
@@ -134,3 +135,28 @@ def test_the_server_copies_the_wal_into_the_database_in_the_background(tmp_path:
             check.execute("select count(*) from kv where queue = 'gradgate_jobs'").fetchone()[0]
             == 300
         )
+
+
+def test_a_gpu_half_keeps_what_the_cpu_half_left_in_progress_across_a_restart(
+    backend: AppSettings,
+) -> None:
+    """The GPU half completes, or concludes as superseded, the very check runs the CPU half left
+    in progress: their ids travel in the job, through the store, to whichever worker runs it."""
+    checks = Left(check_runs=(("gradgate", 11), ("gradgate/checkpoint", 12)), running=("gradgate",))
+    statuses = Left(check_runs=None, running=("gradgate", "gradgate/checkpoint"))
+    for left in (checks, statuses):
+        half = job().gpu_half(
+            base_sha="b" * 40, head_sha="a" * 40, only=("checkpoint",), carried="{}", left=left
+        )
+        State.open(Queues(backend).storage).ledger.add(half)
+
+        again = State.open(Queues(backend).storage).ledger.get(half.id)  # a fresh process
+
+        assert again == half and again.left == left
+
+
+def test_a_job_stored_before_jobs_carried_what_was_left_still_loads() -> None:
+    stored = json.loads(to_json(job()))
+    del stored["left"]
+
+    assert from_json(json.dumps(stored)) == job()

@@ -182,3 +182,46 @@ def test_a_check_that_waits_stays_in_progress_and_so_does_the_whole_run() -> Non
     assert runs["gradgate/protected"].conclusion is None  # in progress
     assert runs["gradgate"].conclusion is None
     assert runs["gradgate/gradient"].conclusion == "skipped"
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_final_says_what_it_left_in_progress_so_the_next_run_can_conclude_it(
+    github: FakeGitHub, checks: bool
+) -> None:
+    """A check waiting for a GPU worker stays in progress: ``post_final`` returns its ids (and
+    every other's), which the GPU half completes, or concludes as superseded on the old head."""
+    github.open_pull(REPO, 7, head=HEAD, base=BASE, author="alice")
+    client = GitHubClient(
+        Connection(api_url=github.url, token=github.token(checks=checks), repo=REPO, retry=FAST)
+    )
+    repo = github.repo(REPO)
+    pending = post_pending(
+        client, plan(), head_sha=HEAD, base_sha=BASE, config_hash=None, details_url=URL
+    )
+
+    left = post_final(client, report(outcome=Outcome.WAITING), details_url=URL, pending=pending)
+
+    assert set(left.running) == {"gradgate", "gradgate/protected"}
+    if checks:
+        runs = repo.latest_check_runs(HEAD)
+        assert left.check_runs == {name: r.id for name, r in runs.items()}
+        assert {runs[n].status for n in left.running} == {"in_progress"}
+    else:
+        assert left.check_runs is None
+        assert {repo.latest_statuses(HEAD)[c].state for c in left.running} == {"pending"}
+    repo.pulls[7].head_sha = NEWER
+
+    post_superseded(client, left, head_sha=HEAD, newer_head=NEWER, details_url=URL)
+
+    if checks:
+        runs = repo.latest_check_runs(HEAD)
+        assert {runs[n].conclusion for n in left.running} == {"cancelled"}
+        assert {r.status for r in runs.values()} == {"completed"}
+    else:
+        assert {repo.latest_statuses(HEAD)[c].state for c in left.running} == {"error"}
+    # No pending phase: the final phase creates the check runs, and says which.
+    fresh = post_final(client, report(head=NEWER, outcome=Outcome.WAITING), details_url=URL)
+    if checks:
+        assert fresh.check_runs == {n: r.id for n, r in repo.latest_check_runs(NEWER).items()}
+    assert set(fresh.running) == {"gradgate", "gradgate/protected"}
+    assert github.violations == []
