@@ -637,3 +637,47 @@ def test_a_stub_file_is_read_as_python_so_a_reformat_is_no_change(repo: GitRepo)
     base = {"pkg/api.pyi": "def f(x: str = 'a') -> int: ...  # NO_REFAC\n"}
     head = {"pkg/api.pyi": 'def f(x: str = "a") -> int: ...  # NO_REFAC\n'}  # same syntax tree
     assert pull_request(repo, base, head).outcome is Outcome.PASS
+
+
+# --- what each finding shows: its diff in the file's own line numbers, and where it went ----
+
+
+def test_an_edited_statement_shows_its_diff_numbered_as_lines_of_its_file(repo: GitRepo) -> None:
+    head = {"loss.py": LOSS.replace("loss * 0.5", "loss * 0.25")}
+    finding = only(pull_request(repo, {"loss.py": LOSS}, head), "protected-line-changed")
+    assert (finding.revision, finding.line) == ("base", 4)
+    assert finding.details is not None
+    # The hunk is renumbered from the statement's own lines to the file's: marker to `return`.
+    assert finding.details.splitlines()[2] == "@@ -4,4 +4,4 @@"
+    assert "-    return loss * 0.5" in finding.details
+    assert "+    return loss * 0.25" in finding.details
+
+
+def test_a_protected_statement_removed_from_a_file_that_stays_is_a_change_there(
+    repo: GitRepo,
+) -> None:
+    function = LOSS[LOSS.index("# NO_REFAC") : LOSS.index("def other")]
+    finding = only(
+        pull_request(repo, {"loss.py": LOSS}, {"loss.py": LOSS.replace(function, "")}),
+        "protected-line-changed",
+    )
+    assert finding.message.startswith(
+        "`def scaled_loss` (`loss.py:4`) is protected by `# NO_REFAC`; this PR changes or "
+        "removes it."
+    )
+    assert finding.details is not None and "-def scaled_loss(logits, targets):" in finding.details
+
+
+def test_a_statement_edited_in_a_renamed_file_says_where_it_is_now(repo: GitRepo) -> None:
+    head = {"losses.py": LOSS.replace("loss * 0.5", "loss * 0.25")}
+    result = pull_request(repo, {"loss.py": LOSS}, head, moves=(("loss.py", "losses.py"),))
+    finding = only(result, "protected-line-changed")
+    assert "; this PR changes it (it is now at `losses.py:4`)." in finding.message
+
+
+def test_a_rewrapped_statement_is_shown_at_head_with_its_diff(repo: GitRepo) -> None:
+    base = "def step(x):\n    y = f(x)  # NO_REFAC\n    return y\n"
+    head = "def step(x):\n    if x:\n        y = f(x)  # NO_REFAC\n    return y\n"
+    finding = only(pull_request(repo, {"s.py": base}, {"s.py": head}), "protected-context-changed")
+    assert (finding.file, finding.line, finding.revision) == ("s.py", 3, "head")
+    assert finding.details is not None and "+        y = f(x)  # NO_REFAC" in finding.details
