@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from gradgate.bot.doors.demo import PLANTED, tally
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import Verdict
@@ -105,9 +106,20 @@ def test_demo_without_torch_says_what_to_install_and_exits_2(tmp_path: Path) -> 
     assert done.stdout == ""
 
 
-def test_demo_json_shows_every_planted_zone(tmp_path: Path) -> None:
-    keep = tmp_path / "example"
-    done = run_demo("--format", "json", "--keep", str(keep))
+@pytest.fixture(scope="module")
+def json_demo(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """One JSON run of the demo (about 12 s) for the tests that read its report, and the
+    example repo it kept."""
+    keep = tmp_path_factory.mktemp("demo") / "example"
+    return run_demo("--format", "json", "--keep", str(keep)), keep
+
+
+def test_demo_json_shows_every_planted_zone(
+    json_demo: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    done, keep = json_demo
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert set(report["plan"]["zones"]) == {"model-core", "training", "config-docs"}
@@ -140,8 +152,10 @@ def test_demo_refuses_a_non_empty_keep_directory(tmp_path: Path) -> None:
     assert (tmp_path / "precious.txt").read_text() == "mine"
 
 
-def test_demo_catches_the_planted_swapped_loss_arguments() -> None:
-    done = run_demo("--format", "json")
+def test_demo_catches_the_planted_swapped_loss_arguments(
+    json_demo: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    done, _ = json_demo
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     api = next(c for c in report["checks"] if c["name"] == "api-contract")
