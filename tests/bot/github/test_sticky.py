@@ -135,3 +135,19 @@ def test_shown_is_the_oldest_part_one() -> None:
     stamp = shown(existing)
 
     assert stamp is not None and stamp.head == "y"
+
+
+def test_a_part_that_differs_only_in_how_long_checks_took_is_left_alone() -> None:
+    # A re-run of the same head: the same findings, other timings (a busy machine, a warm cache).
+    def table(protected: str, gradient: str) -> str:
+        return (
+            "| check | result | why | time |\n|---|---|---|---|\n"
+            f"| Protected lines (`protected`) | ✅ passed | always | {protected} |\n"
+            f"| Gradient flow (`gradient`) | ❌ failed: 1 finding | `m.py` in zone | {gradient} |"
+        )
+
+    existing = [comment(5, table("<0.1 s", "9.8 s"))]
+
+    assert steps(existing, [body(table("0.1 s", "1 min 2 s"))], verdict="failure") == []
+    changed = body(table("0.1 s", "1 min 2 s").replace("1 finding", "2 findings"))
+    assert steps(existing, [changed], verdict="failure") == [Step(E, 5, changed)]
