@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gradgate.bot.config.model import ReviewMode, config_hash
+from gradgate.bot.doors.action import trusted
 from gradgate.bot.doors.action.publishing import error_statuses, publish
 from gradgate.bot.doors.action.settings import STAGES, Settings, connect, say
 from gradgate.bot.doors.isolated import run_checks
@@ -22,14 +23,17 @@ from gradgate.bot.github.results import (
     PLAN_FILE,
     merge,
     plan_record,
-    record_pr,
     record_review,
 )
 from gradgate.bot.pipeline import Request, error_report, plan_request
 from gradgate.bot.report.render import Report, as_json
-from gradgate.bot.templates import render_template
 from gradgate.checks.errors import GradgateError, UsageError
 
+TRUSTED = (
+    "gate",
+    "check",
+    "publish",
+)  # the stages of gradgate-publish.yml (bot.doors.action.trusted)
 _NO_JOBS = 'matrix={"include":[]}\nrun=false\nchecks=\n'
 
 
@@ -43,6 +47,10 @@ def run_action(s: Settings) -> int:
     if isinstance(event, Skip):
         say("skipped", event=event.event, action=event.action, why=str(event.why))
         return 0
+    if isinstance(event, WorkflowRunEvent | CommentEvent) and s.stage in TRUSTED:
+        if s.stage == "check":
+            return trusted.check(s)
+        return trusted.gate(s, event) if s.stage == "gate" else trusted.publish_trusted(s, event)
     if isinstance(event, CommentEvent):
         handled = handle_recheck(
             connect(s), event, bot_login=s.bot_login, workflow=s.workflow_file()
@@ -55,9 +63,9 @@ def run_action(s: Settings) -> int:
         )
         return 0
     if isinstance(event, WorkflowRunEvent):
-        if s.stage != "publish":
-            raise UsageError("a workflow_run event only publishes: use the `publish` stage")
-        return _publish_run(s, event)
+        raise UsageError("a workflow_run event is for the `gate`, `check` and `publish` stages")
+    if s.stage == "gate":
+        raise UsageError("the `gate` stage runs on workflow_run and issue_comment events")
     stage = {"all": _gate, "plan": _plan, "check": _check, "publish": _publish_pull}[s.stage]
     return stage(s, event)
 
@@ -153,24 +161,6 @@ def _publish_pull(s: Settings, event: PullRequestEvent) -> int:
     target = s.target(event.number, s.env.get("GITHUB_RUN_ID"))
     report, review = _merged(s, event.head_sha, target)
     publish(s, report, number=event.number, head_sha=event.head_sha, target=target, review=review)
-    return 0
-
-
-def _publish_run(s: Settings, event: WorkflowRunEvent) -> int:
-    """Stage `publish` on workflow_run, maybe for a fork: GitHub's event is trusted, the
-    downloaded results are not, so the pull request they name is checked against the run."""
-    try:
-        number = record_pr(_read_json(s.results / PLAN_FILE))
-    except (UsageError, ValueError) as exc:  # no PR to comment on: an error status at least
-        error_statuses(s, event.head_sha, str(exc), s.target(0, str(event.run_id)))
-        raise UsageError(str(exc)) from exc
-    pull = connect(s).pull(number)
-    if (pull.head_repo, pull.head_ref) != (event.head_repo, event.head_branch):
-        values = dict(number=number, repo=event.head_repo, branch=event.head_branch)
-        raise UsageError(render_template("action_wrong_pr.txt.j2", **values).strip())
-    target = s.target(number, str(event.run_id))
-    report, review = _merged(s, event.head_sha, target)
-    publish(s, report, number=number, head_sha=event.head_sha, target=target, review=review)
     return 0
 
 
