@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from gradgate.bot.config.model import ReviewMode, config_hash
 from gradgate.bot.doors.action import trusted
+from gradgate.bot.doors.action.files import output, read_json, write_json
 from gradgate.bot.doors.action.publishing import error_statuses, publish
 from gradgate.bot.doors.action.settings import STAGES, Settings, connect, say
 from gradgate.bot.doors.isolated import run_checks
@@ -43,7 +42,7 @@ def run_action(s: Settings) -> int:
     if s.stage not in STAGES:
         raise UsageError(f"unknown stage {s.stage!r} (one of: {', '.join(STAGES)})")
     name = s.need("GITHUB_EVENT_NAME")
-    event = read_event(name, _read_json(Path(s.need("GITHUB_EVENT_PATH"))))
+    event = read_event(name, read_json(Path(s.need("GITHUB_EVENT_PATH"))))
     if isinstance(event, Skip):
         say("skipped", event=event.event, action=event.action, why=str(event.why))
         return 0
@@ -136,10 +135,8 @@ def _plan(s: Settings, event: PullRequestEvent) -> int:
             plan=planned.plan, review=planned.policy.config.report.review,
         )  # fmt: skip
         outputs = github_matrix(planned.plan, planned.policy.config)
-    _write_json(s.results / PLAN_FILE, record)
-    if s.env.get("GITHUB_OUTPUT"):
-        with open(s.env["GITHUB_OUTPUT"], "a", encoding="utf-8") as out:
-            out.write(outputs)
+    write_json(s.results / PLAN_FILE, record)
+    output(s, outputs)
     checks = dict(line.split("=", 1) for line in outputs.splitlines())["checks"]
     say("planned", checks=checks, path=s.results / PLAN_FILE)
     return 0
@@ -151,7 +148,7 @@ def _check(s: Settings, event: PullRequestEvent) -> int:
         raise UsageError("the `check` stage needs --check NAME (the matrix's `check`)")
     report, data = run_checks(_request(s, event, only=(s.check,)), environ=s.env)
     path = s.results / CHECK_FILE.format(name=s.check)
-    _write_json(path, data if data is not None else as_json(report))
+    write_json(path, data if data is not None else as_json(report))
     say("checked", check=s.check, verdict=str(report.verdict), path=path)
     return report.verdict.exit_code
 
@@ -169,21 +166,9 @@ def _merged(s: Settings, head_sha: str, target: Target) -> tuple[Report, ReviewM
     record names; if they are unreadable, an error status is set before the error is raised, so
     the required status does not hang."""
     try:
-        checks = [_read_json(p) for p in sorted(s.results.glob(CHECK_FILE.format(name="*")))]
-        record = _read_json(s.results / PLAN_FILE)
+        checks = [read_json(p) for p in sorted(s.results.glob(CHECK_FILE.format(name="*")))]
+        record = read_json(s.results / PLAN_FILE)
         return merge(record, checks, head_sha=head_sha), record_review(record)
     except (UsageError, ValueError) as exc:
         error_statuses(s, head_sha, str(exc), target)
         raise UsageError(str(exc)) from exc
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from exc
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from gradgate.bot.config.model import config_hash
+from gradgate.bot.doors.action.files import output, read_json, write_json
 from gradgate.bot.doors.action.publishing import error_statuses, left_open, publish
 from gradgate.bot.doors.action.settings import Settings, connect, say
 from gradgate.bot.doors.isolated import run_checks
@@ -62,13 +63,13 @@ def gate(s: Settings, event: TrustedEvent) -> int:
         found = _for_run(s, port, event) if isinstance(event, WorkflowRunEvent) else None
     except _NoPull as exc:  # an error on the head, at least: the publish job sets it
         error = {"pr": None, "head_sha": exc.head_sha, "error": exc.why, "gate_run": _run_id(s)}
-        _write_json(s.results / PLAN_FILE, error)
-        _output(s, _ERROR_ONLY)
+        write_json(s.results / PLAN_FILE, error)
+        output(s, _ERROR_ONLY)
         return 0
     if isinstance(event, CommentEvent):
         found = _for_comment(port, event, repo=s.need("GITHUB_REPOSITORY"))
     if found is None:
-        _output(s, _NOTHING)
+        output(s, _NOTHING)
         return 0
     pull, head = found.pull, found.head_sha
     same_repo = pull.head_repo == s.need("GITHUB_REPOSITORY")
@@ -84,8 +85,8 @@ def gate(s: Settings, event: TrustedEvent) -> int:
             pr=pull.number, head_sha=head, base_sha=pull.base_sha, config_hash=None,
             config_source=None, plan=None, error=str(exc),
         )  # fmt: skip
-        _write_json(s.results / PLAN_FILE, {**record, "gate_run": _run_id(s)})
-        _output(s, _ERROR_ONLY)
+        write_json(s.results / PLAN_FILE, {**record, "gate_run": _run_id(s)})
+        output(s, _ERROR_ONLY)
         return 0
     to_run = [c for c in planned.plan.to_run if c.available]
     static = [c.name for c in to_run if not c.runs_user_code]
@@ -93,7 +94,7 @@ def gate(s: Settings, event: TrustedEvent) -> int:
     if static:  # in a child without credentials, like every check
         _, data = run_checks(dataclasses.replace(request, only=tuple(static)), environ=s.env)
         if data is not None:
-            _write_json(s.results / CHECK_FILE.format(name="trusted"), data)
+            write_json(s.results / CHECK_FILE.format(name="trusted"), data)
     can_write = _may_write(port)
     by = approver(port.comments(pull.number), head, may_write=can_write) if code else None
     how = code_checks(
@@ -109,13 +110,13 @@ def gate(s: Settings, event: TrustedEvent) -> int:
     elif code:
         words = render_template("action_fork.txt.j2", head_sha=head).strip()
         waiting = dict.fromkeys(code, words)
-    _write_json(s.results / PLAN_FILE, _record(s, planned, pull.number, waiting))
+    write_json(s.results / PLAN_FILE, _record(s, planned, pull.number, waiting))
     say(
         "gate", number=pull.number, head_sha=head, static=" ".join(static), code=" ".join(code),
         how=str(how), approver=by,
     )  # fmt: skip
     matrix_json = json.dumps({"include": matrix}, separators=(",", ":"))
-    _output(
+    output(
         s,
         f"publish=true\nrun={'true' if matrix else 'false'}\nmatrix={matrix_json}\n"
         f"pr={pull.number}\nhead={head}\nbase_ref={pull.base_ref}\n",
@@ -145,14 +146,14 @@ def check(s: Settings) -> int:
     )  # fmt: skip
     report, data = run_checks(request, environ=s.env)
     path = s.results / CHECK_FILE.format(name=s.check)
-    _write_json(path, data if data is not None else {"verdict": "error", "checks": []})
+    write_json(path, data if data is not None else {"verdict": "error", "checks": []})
     say("checked", check=s.check, verdict=str(report.verdict), path=path)
     return report.verdict.exit_code
 
 
 def publish_trusted(s: Settings, event: TrustedEvent) -> int:
     """The gate's record and this run's results -> the PR; nothing read here ran PR code."""
-    record = _read_json(s.results / PLAN_FILE)
+    record = read_json(s.results / PLAN_FILE)
     if not isinstance(record, dict) or record.get("gate_run") != _run_id(s):
         # Not this run's gate's: a fork's upload, passed here by a publishing workflow from
         # before the trusted gate (issue 17). It decides nothing.
@@ -172,7 +173,7 @@ def publish_trusted(s: Settings, event: TrustedEvent) -> int:
         raise UsageError(f"the gate's plan record: {exc}") from None
     target = s.target(number, s.env.get("GITHUB_RUN_ID"))
     try:
-        checks = [_read_json(p) for p in sorted(s.results.glob(CHECK_FILE.format(name="*")))]
+        checks = [read_json(p) for p in sorted(s.results.glob(CHECK_FILE.format(name="*")))]
         report, review = merge(record, checks, head_sha=head), record_review(record)
     except ValueError as exc:
         error_statuses(s, head, str(exc), target)
@@ -190,7 +191,7 @@ def _for_run(s: Settings, port: GitHubPort, event: WorkflowRunEvent) -> _Found |
         say("nothing-to-publish", head_sha=event.head_sha, why="no-results")
         return None
     try:
-        number = formats.positive_int(_read_json(path).get("pr"), "pr")
+        number = formats.positive_int(read_json(path).get("pr"), "pr")
     except (UsageError, ValueError, AttributeError) as exc:  # no PR to comment on
         raise _NoPull(event.head_sha, f"the checks run's plan record: {exc}") from exc
     pull = port.pull(number)
@@ -249,15 +250,15 @@ def _copy_uploaded(s: Settings, code: list[str]) -> None:
     just run here), each kept only if it reads as a report."""
     for i, path in enumerate(sorted(s.uploaded.glob(CHECK_FILE.format(name="*")))):
         try:
-            data = _read_json(path)
+            data = read_json(path)
             data["checks"] = [c for c in data.get("checks", []) if c.get("name") in code]
             report_from_json(data)
         except (UsageError, ValueError, AttributeError, TypeError):
             continue
-        _write_json(s.results / CHECK_FILE.format(name=f"uploaded-{i}"), data)
+        write_json(s.results / CHECK_FILE.format(name=f"uploaded-{i}"), data)
 
 
-def _may_write(port: GitHubPort) -> Any:
+def _may_write(port: GitHubPort) -> Callable[[str], bool]:
     known: dict[str, bool] = {}
 
     def may_write(login: str) -> bool:
@@ -266,21 +267,3 @@ def _may_write(port: GitHubPort) -> Any:
         return known[login]
 
     return may_write
-
-
-def _output(s: Settings, text: str) -> None:
-    if s.env.get("GITHUB_OUTPUT"):
-        with open(s.env["GITHUB_OUTPUT"], "a", encoding="utf-8") as out:
-            out.write(text)
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from exc
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
