@@ -67,6 +67,10 @@ class Request:
     # The door's options that change the result, which a CLI report's re-run hint repeats.
     options: tuple[str, ...] = ()
     user_code: bool = True  # False: the PR's code may not run (App mode, untrusted author)
+    # The head is a fork's, checked on the trusted side (the Action's publishing workflow,
+    # issue 17): its `.gradgate.yml` is never adopted (no config at base: the built-in one),
+    # and model code runs only under bubblewrap, whatever the config says.
+    untrusted_head: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +99,9 @@ def read_policy(repo: GitRepository, request: Request, base_sha: str, head_sha: 
         text = read_config_file(request.config_file)
         config = load_config(text, source=str(request.config_file))  # errors: the path as given
         return Policy(config, ConfigOrigin.FILE, text, config_label(request.config_file, repo.root))
-    for origin, sha in ((ConfigOrigin.BASE, base_sha), (ConfigOrigin.HEAD, head_sha)):
+    # A fork's config decides nothing on the trusted side: without one at base, the built-in.
+    revisions = ((ConfigOrigin.BASE, base_sha), (ConfigOrigin.HEAD, head_sha))
+    for origin, sha in revisions[:1] if request.untrusted_head else revisions:
         entry = repo.entry(sha, CONFIG_FILENAME)
         if entry is not None:
             source = f"{CONFIG_FILENAME} at {origin} {sha[:7]}"
@@ -297,6 +303,8 @@ def run_request(
     # Entrypoint paths may be relative to a config given with --config (checks.model.run).
     config_dir = None if request.config_file is None else request.config_file.parent.resolve()
     sandbox = planned.policy.config.sandbox or request.sandbox_default
+    if request.untrusted_head:
+        sandbox = "require"
     for check in planned.plan.to_run:  # 5 run
         settings = planned.policy.config.settings_for(check.name)
         waiting = hold(check, settings) if hold is not None else None

@@ -35,6 +35,8 @@ def check_command(request: Request) -> list[str]:
         command += ["--config", str(request.config_file)]
     if request.sandbox_default != "auto":
         command += ["--sandbox", request.sandbox_default]
+    if request.untrusted_head:
+        command += ["--untrusted-head"]
     return command
 
 

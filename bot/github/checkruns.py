@@ -119,6 +119,13 @@ def superseded_check_runs(
     ]
 
 
+def replaced_check_runs(names: Sequence[str]) -> list[CheckRun]:
+    """Duplicates of a check run left in progress on the same commit (a create whose answer was
+    lost, then retried), concluded `cancelled`: the first of each name carries the result."""
+    title = render_template("check_run_replaced.txt.j2").strip()
+    return [CheckRun(name=n, conclusion=SUPERSEDED, title=title, summary=title) for n in names]
+
+
 def annotation(finding: Finding) -> Annotation | None:
     path, line = finding.file, finding.line
     if finding.revision == "base":  # base line numbers: the statement's head line, if it has one

@@ -24,6 +24,7 @@ from gradgate.bot.github.checkruns import batches, request_output, request_state
 from gradgate.bot.github.ports import (
     CheckRun,
     Comment,
+    OpenCheckRun,
     PullRequest,
     Review,
     ReviewDraft,
@@ -179,6 +180,15 @@ class GitHubClient:
             check_run.edit(output=request_output(run, first), **request_state(run))
             for batch in rest:
                 check_run.edit(output=request_output(run, batch))
+
+    def open_check_runs(self, sha: str) -> list[OpenCheckRun]:
+        with _call(f"list the check runs on {sha[:7]}"):
+            # filter=all: every run, not only each name's latest (a duplicate left by a lost
+            # answer is an older one); GitHub lists only this token's app's when asked by
+            # app_id, but an Action's token has no app id to ask with, so names decide.
+            runs = self._repo.get_commit(sha).get_check_runs(filter="all")
+            found = [OpenCheckRun(id=r.id, name=r.name) for r in runs if r.status != "completed"]
+            return sorted(found, key=lambda r: r.id)
 
     def permission(self, login: str) -> str:
         with _call(f"read the permission of @{login}"):

@@ -66,6 +66,14 @@ class CheckRun:
 
 
 @dataclass(frozen=True, slots=True)
+class OpenCheckRun:
+    """A check run on a commit that is not completed (queued or in progress)."""
+
+    id: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class WorkflowRun:
     id: int
     head_sha: str
@@ -126,6 +134,10 @@ class GitHubPort(Protocol):
         ...
 
     def update_check_run(self, run_id: int, run: CheckRun) -> None: ...
+
+    def open_check_runs(self, sha: str) -> list[OpenCheckRun]:
+        """The check runs on ``sha`` not yet completed, made by this token's app, oldest first."""
+        ...
 
     def permission(self, login: str) -> str:
         """``admin``, ``write``, ``read`` or ``none`` (GitHub's legacy permission names)."""

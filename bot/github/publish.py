@@ -21,6 +21,7 @@ from gradgate.bot.github.reviewer import submit_review
 from gradgate.bot.github.split import COMMENT_LIMIT, split_body
 from gradgate.bot.github.sticky import Kind, Stamp, Step, ours, shown, steps
 from gradgate.bot.plan.plan import Plan
+from gradgate.bot.report import formats
 from gradgate.bot.report.render import COMMENT_MARKER, Report, render
 from gradgate.bot.templates import render_template
 from gradgate.checks.errors import GitHubError
@@ -148,6 +149,7 @@ def superseded_parts(
 
 def _framed(body: str, report: Report, *, verdict: str, limit: int) -> list[str]:
     assert report.head_sha is not None
+    _stampable(report, verdict)
 
     def stamp(part: int, parts: int) -> str:
         return Stamp(
@@ -173,6 +175,21 @@ def _framed(body: str, report: Report, *, verdict: str, limit: int) -> list[str]
         return text
 
     return split_body(body, header=frame("header"), footer=frame("footer"), limit=limit)
+
+
+_VERDICTS = frozenset({"success", "failure", "error", "pending", "none"})
+
+
+def _stampable(report: Report, verdict: str) -> None:
+    """Only gradgate writes the hidden stamp, and only values of the stamp's formats (issue 17):
+    a field that could end the HTML comment or fake another stamp is refused, not written."""
+    formats.sha(report.head_sha, "head_sha")
+    if report.base_sha is not None:
+        formats.sha(report.base_sha, "base_sha")
+    if report.config_hash is not None:
+        formats.config_hash(report.config_hash, "config_hash")
+    if verdict not in _VERDICTS:
+        raise ValueError(f"not a verdict: {verdict[:40]!r}")
 
 
 def _apply(port: GitHubPort, number: int, todo: Sequence[Step]) -> None:

@@ -6,6 +6,10 @@ json`). ``merge`` joins them for the head the publishing side trusts. Results fo
 are not used; a check the plan runs without a result (its job failed, was cancelled, or its
 result was for another head) is an error result, and one this version cannot run is
 `unavailable`: neither ever passes.
+
+Everything in a record is checked by its format before it is used (bot.report.formats): it may
+have come from a fork's run. A plan that does not list every check gradgate has (`protected`
+among them) is no plan: an error, never a pass (issue 17).
 """
 
 from __future__ import annotations
@@ -15,11 +19,13 @@ from typing import Any, get_args
 
 from gradgate.bot.config.model import ReviewMode
 from gradgate.bot.plan.plan import Plan
+from gradgate.bot.report import formats
 from gradgate.bot.report.lines import DiffLines, union
 from gradgate.bot.report.load import plan_from_json, report_from_json
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
 from gradgate.bot.templates import render_template
+from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckResult, Outcome, not_available
 
 PLAN_FILE = "plan.json"
@@ -36,7 +42,10 @@ def plan_record(
     plan: Plan | None,
     error: str | None = None,
     review: ReviewMode = "off",
+    waiting: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
+    """``waiting``: the checks that wait instead of running (a fork's code, not yet approved),
+    each with why, as its status says it."""
     return {
         "review": review,  # `report.review` of the base's config, for the publishing job
         "pr": pr,
@@ -46,15 +55,16 @@ def plan_record(
         "config_source": config_source,
         "error": error,
         "plan": plan.as_json() if plan is not None else None,
+        "waiting": dict(waiting or {}),
     }
 
 
 def record_pr(record: Mapping[str, Any]) -> int:
     """The PR a plan record names (from an untrusted run: the caller verifies it)."""
-    pr = record.get("pr")
-    if not isinstance(pr, int) or isinstance(pr, bool) or pr < 1:
-        raise ValueError(f"the plan record names no pull request: {pr!r}")
-    return pr
+    try:
+        return formats.positive_int(record.get("pr"), "pr")
+    except ValueError as exc:
+        raise ValueError(f"the plan record names no pull request: {exc}") from None
 
 
 def record_review(record: Mapping[str, Any]) -> ReviewMode:
@@ -70,12 +80,13 @@ def merge(record: Mapping[str, Any], checks: Sequence[Any], *, head_sha: str) ->
 
     Raises ValueError when the plan record itself is malformed or for another head.
     """
-    if record.get("head_sha") != head_sha:
-        raise ValueError(f"the plan is for {record.get('head_sha')!r}, not for {head_sha}")
+    if formats.sha(record.get("head_sha"), "head_sha") != head_sha:
+        raise ValueError(f"the plan is for {record.get('head_sha')}, not for {head_sha}")
+    config = record.get("config_hash")
     base = dict(
-        base_sha=_text(record, "base_sha"),
+        base_sha=formats.sha(record.get("base_sha"), "base_sha"),
         head_sha=head_sha,
-        config_hash=_text(record, "config_hash"),
+        config_hash=None if config is None else formats.config_hash(config, "config_hash"),
         config_source=_text(record, "config_source"),
     )
     error = _text(record, "error")
@@ -83,6 +94,9 @@ def merge(record: Mapping[str, Any], checks: Sequence[Any], *, head_sha: str) ->
         message = error or "the plan job wrote no plan"
         return Report(verdict=verdict_for((), error=message), error=message, **base)  # type: ignore[arg-type]
     plan = plan_from_json(record["plan"])
+    missing = [name for name in REGISTRY if name not in {c.name for c in plan.checks}]
+    if missing:  # a plan that leaves a check out decides nothing about it
+        raise ValueError(f"the plan does not list the check(s) {', '.join(missing)}")
     found: dict[str, CheckResult] = {}
     lines: list[DiffLines | None] = []
     for data in checks:
@@ -96,10 +110,16 @@ def merge(record: Mapping[str, Any], checks: Sequence[Any], *, head_sha: str) ->
         for result in report.results:
             if result.outcome is not Outcome.SKIPPED:
                 found.setdefault(result.check, result)
+    waiting = _waiting(record)
     results = []
     for planned in plan.to_run:
         if not planned.available:
             results.append(not_available(planned.name))
+        elif planned.name in waiting:
+            summary = waiting[planned.name]
+            results.append(
+                CheckResult(check=planned.name, outcome=Outcome.WAITING, summary=summary)
+            )
         else:
             results.append(found.get(planned.name) or _missing(planned.name))
     return Report(
@@ -114,6 +134,15 @@ def merge(record: Mapping[str, Any], checks: Sequence[Any], *, head_sha: str) ->
 def _missing(name: str) -> CheckResult:
     summary = render_template("github_missing.txt.j2", check=name).strip()
     return CheckResult(check=name, outcome=Outcome.ERROR, summary=summary)
+
+
+def _waiting(record: Mapping[str, Any]) -> dict[str, str]:
+    waiting = record.get("waiting") or {}
+    if not isinstance(waiting, dict) or not all(
+        name in REGISTRY and isinstance(why, str) for name, why in waiting.items()
+    ):
+        raise ValueError("`waiting` in the plan record is not checks and their reasons")
+    return waiting
 
 
 def _text(record: Mapping[str, Any], key: str) -> str | None:

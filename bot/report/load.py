@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, TypeVar
 
 from gradgate.bot.plan.plan import ConfigOrigin, Plan, PlannedCheck, Reason, ReasonKind
+from gradgate.bot.report.formats import CHECK_NAME, CONFIG_HASH, SHA
 from gradgate.bot.report.lines import DiffLines
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import Verdict
@@ -17,10 +18,16 @@ from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
 from gradgate.checks.diff import LineSpan
 from gradgate.checks.sandbox.isolation import Isolation, Scope
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 _MODEL = ConfigDict(extra="ignore", frozen=True)
 M = TypeVar("M", bound=BaseModel)
+# What reaches the hidden stamp, statuses and links is checked by its format (issue 17): the
+# JSON may come from a fork's run.
+_Sha = Annotated[str, StringConstraints(pattern=f"^{SHA}$")]
+_ConfigHash = Annotated[str, StringConstraints(pattern=f"^{CONFIG_HASH}$")]
+_Line = Annotated[int, Field(ge=1)]
+_CheckName = Annotated[str, StringConstraints(pattern=f"^{CHECK_NAME}$", max_length=40)]
 
 
 class _Reason(BaseModel):
@@ -33,7 +40,7 @@ class _Reason(BaseModel):
 
 class _PlannedCheck(BaseModel):
     model_config = _MODEL
-    name: str
+    name: _CheckName
     run: bool
     available: bool
     runs_user_code: bool
@@ -61,12 +68,12 @@ class _Finding(BaseModel):
     severity: Severity
     message: str
     file: str | None = None
-    line: int | None = None
+    line: _Line | None = None
     details: str | None = None
     revision: str | None = None
     details_lang: str = "diff"
     head_file: str | None = None
-    head_line: int | None = None
+    head_line: _Line | None = None
 
 
 class _Isolation(BaseModel):
@@ -82,7 +89,7 @@ class _Isolation(BaseModel):
 
 class _Check(BaseModel):
     model_config = _MODEL
-    name: str
+    name: _CheckName
     outcome: Outcome
     summary: str | None = None  # None: the check produced no result
     duration_s: float | None = None
@@ -106,9 +113,9 @@ class _Report(BaseModel):
     model_config = _MODEL
     verdict: Verdict
     error: str | None = None
-    base_sha: str | None = None
-    head_sha: str | None = None
-    config_hash: str | None = None
+    base_sha: _Sha | None = None
+    head_sha: _Sha | None = None
+    config_hash: _ConfigHash | None = None
     config_source: str | None = None
     plan: _Plan | None = None
     checks: tuple[_Check, ...] = ()

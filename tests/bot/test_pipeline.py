@@ -186,3 +186,32 @@ def test_a_touched_zone_note_names_the_owners_the_config_gives_the_zone(
         "`models/net.py` is in protected zone `unowned`; review it with care (add `owners:` to "
         "the zone to name who decides).",
     ]
+
+
+class SandboxRecording(Recording):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sandboxes: list[str] = []
+
+    def run(self, ctx: CheckContext) -> CheckResult:
+        self.sandboxes.append(ctx.sandbox)
+        return super().run(ctx)
+
+
+@pytest.mark.parametrize("untrusted", [False, True])
+def test_a_forks_head_config_is_never_adopted_and_its_code_runs_only_under_bubblewrap(
+    repo: GitRepo, pr: Path, monkeypatch: pytest.MonkeyPatch, untrusted: bool
+) -> None:
+    """Issue 17: on the Action's trusted side a fork's `.gradgate.yml` decides nothing."""
+    repo.write(".gradgate.yml", "sandbox: auto\npython: /fork/python\n")  # on the PR branch
+    repo.commit("adopt gradgate, loosely")
+    recording = SandboxRecording()
+    monkeypatch.setitem(checks.REGISTRY, "protected", recording)
+
+    report = run_request(Request(repo_path=pr, base="main", head="pr", untrusted_head=untrusted))
+
+    if untrusted:
+        assert report.config_source == "built-in defaults"
+        assert (recording.pythons, recording.sandboxes) == ([None], ["require"])
+    else:  # a trusted PR adopts its own config
+        assert (recording.pythons, recording.sandboxes) == (["/fork/python"], ["auto"])

@@ -265,6 +265,17 @@ class Endpoints:
         repo.check_runs[record.id] = record
         return 201, self.render.check_run(repo, record)
 
+    def _list_check_runs(
+        self, repo: Repo, m: re.Match[str], q: dict[str, str], body: Any, login: str
+    ) -> tuple[int, Any, dict[str, str]]:
+        records = sorted(repo.check_runs.values(), key=lambda r: -r.id)  # GitHub: newest first
+        records = [r for r in records if r.sha == m["ref"]]
+        if q.get("filter", "latest") == "latest":
+            records = [r for r in records if repo.latest_check_runs(r.sha)[r.name] is r]
+        page, headers = self._page(records, q, m.string)
+        items = [self.render.check_run(repo, r) for r in page]
+        return 200, {"total_count": len(records), "check_runs": items}, headers
+
     def _update_check_run(
         self, repo: Repo, m: re.Match[str], q: dict[str, str], body: Any, login: str
     ) -> tuple[int, Any]:
@@ -307,6 +318,11 @@ ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Any]]] = [
         "PATCH",
         re.compile(_REPO + r"/check-runs/(?P<check_run>\d+)$"),
         Endpoints._update_check_run,
+    ),
+    (
+        "GET",
+        re.compile(_REPO + r"/commits/(?P<ref>[0-9a-f]{40})/check-runs$"),
+        Endpoints._list_check_runs,
     ),
     ("GET", re.compile(_REPO + r"/pulls/(?P<number>\d+)$"), Endpoints._pull),
     ("GET", re.compile(_REPO + r"/issues/(?P<number>\d+)/comments$"), Endpoints._list_comments),

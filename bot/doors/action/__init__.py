@@ -6,13 +6,18 @@ GITHUB_REPOSITORY...) and does one stage of the work:
            credentials, then the comment, the final statuses and the job summary
   plan     pull_request: the plan as job outputs and a plan record, for a fan-out workflow
   check    pull_request: one check (--check) in a child without credentials -> its JSON result
-  publish  pull_request or workflow_run: the plan record and results in --results -> published
+  publish  pull_request: the plan record and results in --results -> published
+
+The trusted side of the fork-safe pair (gradgate-publish.yml, on workflow_run and issue_comment)
+has its own `gate`, `check` and `publish` stages (``trusted``): a fork's upload never decides.
 
 An `issue_comment` event is a possible `/recheck`, whatever the stage: it only calls the API and
 never checks out or runs the PR's code. The door translates; the decisions are in bot.github.
 
 settings.py    the environment and the command line -> Settings; the client; log lines
-stages.py      each stage, and run_action, which picks one for the event
+stages.py      each stage of a pull_request run, and run_action, which picks one for the event
+trusted.py     the trusted side's stages: gate, check, publish (issue 17)
+files.py       the results directory's JSON files and the step's outputs
 publishing.py  a report -> the comment, the statuses and the job summary
 """
 

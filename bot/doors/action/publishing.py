@@ -6,6 +6,7 @@ import dataclasses
 
 from gradgate.bot.config.model import ReviewMode
 from gradgate.bot.doors.action.settings import Settings, connect, say
+from gradgate.bot.github.checkruns import replaced_check_runs
 from gradgate.bot.github.outcome import Pending, post_final
 from gradgate.bot.github.publish import Target, publish_report
 from gradgate.bot.pipeline import Request, error_report
@@ -44,6 +45,33 @@ def publish(
         "published", verdict=str(report.verdict), head_sha=report.head_sha, number=number,
         current=published.current, head_now=published.head_now,
     )  # fmt: skip
+
+
+def left_open(s: Settings, head_sha: str) -> Pending | None:
+    """gradgate's own check runs on ``head_sha`` still in progress (a check that waited for
+    approval, a killed job's, a create whose answer was lost): the final ones complete them
+    instead of adding new ones beside them, and an older duplicate of a name is concluded as
+    replaced, so every check suite completes (issue 18). None: none open, or none listed."""
+    port = connect(s)
+    try:
+        open_runs = [r for r in port.open_check_runs(head_sha) if _ours(r.name)]
+    except GitHubError as exc:
+        say("pending-failed", error=str(exc))
+        return None
+    kept: dict[str, int] = {}
+    extra = []
+    for run in reversed(open_runs):  # GitHub shows a name's newest run: that one is completed
+        if run.name in kept:
+            extra.append(run)
+        else:
+            kept[run.name] = run.id
+    for run, replaced in zip(extra, replaced_check_runs([r.name for r in extra]), strict=True):
+        port.update_check_run(run.id, replaced)
+    return Pending(kept, running=tuple(kept)) if kept else None
+
+
+def _ours(name: str) -> bool:
+    return name == "gradgate" or name.startswith("gradgate/")
 
 
 def error_statuses(s: Settings, head_sha: str, message: str, target: Target) -> None:

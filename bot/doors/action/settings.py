@@ -13,7 +13,7 @@ from gradgate.bot.github.publish import Target
 from gradgate.bot.templates import render_template
 from gradgate.checks.errors import UsageError
 
-STAGES = ("all", "plan", "check", "publish")
+STAGES = ("all", "plan", "check", "publish", "gate")
 DEFAULT_BOT = "github-actions[bot]"  # who posts with an Action's GITHUB_TOKEN
 
 
@@ -27,6 +27,12 @@ class Settings:
     python: str | None = None
     workflow: str | None = None  # the checks workflow /recheck re-runs; default: this one
     bot_login: str = DEFAULT_BOT
+    # The trusted side (gradgate-publish.yml): where the gate reads the PR run's uploaded
+    # results (untrusted), and the PR, head and base branch the gate named for the check jobs.
+    uploaded: Path = Path("gradgate-uploaded")
+    pr: str | None = None
+    head: str | None = None
+    base_ref: str | None = None
 
     def need(self, name: str) -> str:
         value = self.env.get(name)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from gradgate.bot.config.model import ReviewMode, config_hash
+from gradgate.bot.doors.action import trusted
+from gradgate.bot.doors.action.files import output, read_json, write_json
 from gradgate.bot.doors.action.publishing import error_statuses, publish
 from gradgate.bot.doors.action.settings import STAGES, Settings, connect, say
 from gradgate.bot.doors.isolated import run_checks
@@ -22,14 +22,17 @@ from gradgate.bot.github.results import (
     PLAN_FILE,
     merge,
     plan_record,
-    record_pr,
     record_review,
 )
 from gradgate.bot.pipeline import Request, error_report, plan_request
 from gradgate.bot.report.render import Report, as_json
-from gradgate.bot.templates import render_template
 from gradgate.checks.errors import GradgateError, UsageError
 
+TRUSTED = (
+    "gate",
+    "check",
+    "publish",
+)  # the stages of gradgate-publish.yml (bot.doors.action.trusted)
 _NO_JOBS = 'matrix={"include":[]}\nrun=false\nchecks=\n'
 
 
@@ -39,10 +42,14 @@ def run_action(s: Settings) -> int:
     if s.stage not in STAGES:
         raise UsageError(f"unknown stage {s.stage!r} (one of: {', '.join(STAGES)})")
     name = s.need("GITHUB_EVENT_NAME")
-    event = read_event(name, _read_json(Path(s.need("GITHUB_EVENT_PATH"))))
+    event = read_event(name, read_json(Path(s.need("GITHUB_EVENT_PATH"))))
     if isinstance(event, Skip):
         say("skipped", event=event.event, action=event.action, why=str(event.why))
         return 0
+    if isinstance(event, WorkflowRunEvent | CommentEvent) and s.stage in TRUSTED:
+        if s.stage == "check":
+            return trusted.check(s)
+        return trusted.gate(s, event) if s.stage == "gate" else trusted.publish_trusted(s, event)
     if isinstance(event, CommentEvent):
         handled = handle_recheck(
             connect(s), event, bot_login=s.bot_login, workflow=s.workflow_file()
@@ -55,9 +62,9 @@ def run_action(s: Settings) -> int:
         )
         return 0
     if isinstance(event, WorkflowRunEvent):
-        if s.stage != "publish":
-            raise UsageError("a workflow_run event only publishes: use the `publish` stage")
-        return _publish_run(s, event)
+        raise UsageError("a workflow_run event is for the `gate`, `check` and `publish` stages")
+    if s.stage == "gate":
+        raise UsageError("the `gate` stage runs on workflow_run and issue_comment events")
     stage = {"all": _gate, "plan": _plan, "check": _check, "publish": _publish_pull}[s.stage]
     return stage(s, event)
 
@@ -128,10 +135,8 @@ def _plan(s: Settings, event: PullRequestEvent) -> int:
             plan=planned.plan, review=planned.policy.config.report.review,
         )  # fmt: skip
         outputs = github_matrix(planned.plan, planned.policy.config)
-    _write_json(s.results / PLAN_FILE, record)
-    if s.env.get("GITHUB_OUTPUT"):
-        with open(s.env["GITHUB_OUTPUT"], "a", encoding="utf-8") as out:
-            out.write(outputs)
+    write_json(s.results / PLAN_FILE, record)
+    output(s, outputs)
     checks = dict(line.split("=", 1) for line in outputs.splitlines())["checks"]
     say("planned", checks=checks, path=s.results / PLAN_FILE)
     return 0
@@ -143,7 +148,7 @@ def _check(s: Settings, event: PullRequestEvent) -> int:
         raise UsageError("the `check` stage needs --check NAME (the matrix's `check`)")
     report, data = run_checks(_request(s, event, only=(s.check,)), environ=s.env)
     path = s.results / CHECK_FILE.format(name=s.check)
-    _write_json(path, data if data is not None else as_json(report))
+    write_json(path, data if data is not None else as_json(report))
     say("checked", check=s.check, verdict=str(report.verdict), path=path)
     return report.verdict.exit_code
 
@@ -156,44 +161,14 @@ def _publish_pull(s: Settings, event: PullRequestEvent) -> int:
     return 0
 
 
-def _publish_run(s: Settings, event: WorkflowRunEvent) -> int:
-    """Stage `publish` on workflow_run, maybe for a fork: GitHub's event is trusted, the
-    downloaded results are not, so the pull request they name is checked against the run."""
-    try:
-        number = record_pr(_read_json(s.results / PLAN_FILE))
-    except (UsageError, ValueError) as exc:  # no PR to comment on: an error status at least
-        error_statuses(s, event.head_sha, str(exc), s.target(0, str(event.run_id)))
-        raise UsageError(str(exc)) from exc
-    pull = connect(s).pull(number)
-    if (pull.head_repo, pull.head_ref) != (event.head_repo, event.head_branch):
-        values = dict(number=number, repo=event.head_repo, branch=event.head_branch)
-        raise UsageError(render_template("action_wrong_pr.txt.j2", **values).strip())
-    target = s.target(number, str(event.run_id))
-    report, review = _merged(s, event.head_sha, target)
-    publish(s, report, number=number, head_sha=event.head_sha, target=target, review=review)
-    return 0
-
-
 def _merged(s: Settings, head_sha: str, target: Target) -> tuple[Report, ReviewMode]:
     """The report the results directory makes for ``head_sha``, and the review mode its plan
     record names; if they are unreadable, an error status is set before the error is raised, so
     the required status does not hang."""
     try:
-        checks = [_read_json(p) for p in sorted(s.results.glob(CHECK_FILE.format(name="*")))]
-        record = _read_json(s.results / PLAN_FILE)
+        checks = [read_json(p) for p in sorted(s.results.glob(CHECK_FILE.format(name="*")))]
+        record = read_json(s.results / PLAN_FILE)
         return merge(record, checks, head_sha=head_sha), record_review(record)
     except (UsageError, ValueError) as exc:
         error_statuses(s, head_sha, str(exc), target)
         raise UsageError(str(exc)) from exc
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from exc
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

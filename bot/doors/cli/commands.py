@@ -41,6 +41,7 @@ def _request(args: argparse.Namespace) -> Request:
         python=args.python,
         sandbox_default=getattr(args, "sandbox", "auto"),
         options=_options(args),
+        untrusted_head=getattr(args, "untrusted_head", False),
     )
 
 
@@ -167,6 +168,10 @@ def _action(args: argparse.Namespace) -> int:
             python=args.python,
             workflow=args.workflow,
             bot_login=args.bot_login,
+            uploaded=args.uploaded,
+            pr=args.pr,
+            head=args.head,
+            base_ref=args.base_ref,
         )
     )
 

@@ -42,6 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="sandbox mode where .gradgate.yml has no `sandbox:`; require: model code only "
         "under bubblewrap (default: auto)",
     )
+    check.add_argument(
+        "--untrusted-head",
+        action="store_true",
+        help="the head is a fork's: never adopt its .gradgate.yml, and run model code only "
+        "under bubblewrap whatever the config says (the Action's publishing workflow)",
+    )
     plan = sub.add_parser("plan", help="show touched zones and which checks would run (no torch)")
     revisions(plan)
     plan.add_argument(
@@ -69,7 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     action = sub.add_parser(
         "action", help="the GitHub Action: gate the pull request this workflow run is about"
     )
-    action.add_argument("--stage", choices=("all", "plan", "check", "publish"), default="all")
+    action.add_argument(
+        "--stage", choices=("all", "plan", "check", "publish", "gate"), default="all"
+    )
     action.add_argument("--repo", type=Path, default=Path("."), help="the checkout (default: .)")
     action.add_argument("--results", type=Path, default=Path("gradgate-results"))
     action.add_argument("--check", help="the check the `check` stage runs")
@@ -78,6 +86,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     action.add_argument("--workflow", help="the checks workflow `/recheck` re-runs (a file name)")
     action.add_argument("--bot-login", default="github-actions[bot]", help="gradgate's login")
+    action.add_argument(
+        "--uploaded",
+        type=Path,
+        default=Path("gradgate-uploaded"),
+        help="the `gate` stage: the pull request run's results, as downloaded (untrusted)",
+    )
+    for name, what in (("pr", "pull request"), ("head", "head SHA"), ("base-ref", "base branch")):
+        action.add_argument(f"--{name}", help=f"the trusted `check` stage: the gate's {what}")
     sub.add_parser("schema", help="print the config's JSON Schema")
     demo = sub.add_parser("demo", help="build the bundled example repo and gate its PR")
     demo.add_argument("--format", choices=("text", "markdown", "json"), default="text")

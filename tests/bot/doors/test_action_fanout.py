@@ -1,10 +1,10 @@
-"""The fork-safe fan-out: `plan` and `check` stages with no token, then `publish`, from the same
-pull_request run or from a `workflow_run` in the base repository's context."""
+"""The fan-out: `plan` and `check` stages with no token, then `publish` from the same
+pull_request run. The trusted side (`workflow_run`, gradgate-publish.yml) is in
+test_action_trust.py."""
 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -61,53 +61,6 @@ def test_a_failing_check_fails_its_job_so_recheck_can_rerun_it(world: World) -> 
     assert code == 1
 
 
-def test_a_fork_run_is_published_from_workflow_run(world: World) -> None:
-    world.github.repo(REPO).pulls[NUMBER].head_repo = "mallory/model"
-    world.github.user("mallory")
-    world.push(EDITED)
-    results = world.tmp / "results"
-    _plan_and_check(world, results)
-    world.token = world.github.token()
-
-    event = payloads.workflow_run(
-        repo=REPO, run_id=555, head=world.head, head_branch="pr", head_repo="mallory/model"
-    )
-    assert world.action("workflow_run", event, "--stage", "publish", "--results", str(results)) == 0
-
-    (comment,) = world.github.comments(REPO, NUMBER)
-    assert "gradgate failed" in comment.body and "train.py:1" in comment.body
-    statuses = world.github.repo(REPO).latest_statuses(world.head)
-    assert statuses["gradgate"].state == "failure"
-    assert statuses["gradgate"].target_url == f"https://github.com/{REPO}/actions/runs/555"
-
-
-def test_results_naming_someone_elses_pull_request_are_refused(world: World) -> None:
-    world.push(EDITED)
-    results = world.tmp / "results"
-    _plan_and_check(world, results)
-    world.token = world.github.token()
-    # A fork's run claims PR 7, but GitHub says the run was for another branch.
-    event = payloads.workflow_run(
-        repo=REPO, run_id=556, head="e" * 40, head_branch="evil", head_repo="mallory/model"
-    )
-
-    assert world.action("workflow_run", event, "--stage", "publish", "--results", str(results)) == 2
-
-    assert world.github.comments(REPO, NUMBER) == []
-
-
-def test_results_for_another_commit_than_the_run_are_not_published_as_a_pass(world: World) -> None:
-    results = world.tmp / "results"
-    _plan_and_check(world, results)  # for the head before the push below
-    world.push(EDITED)
-    world.token = world.github.token()
-    event = payloads.workflow_run(repo=REPO, run_id=557, head=world.head, head_branch="pr")
-
-    assert world.action("workflow_run", event, "--stage", "publish", "--results", str(results)) == 2
-
-    assert world.github.repo(REPO).latest_statuses(world.head)["gradgate"].state == "error"
-
-
 def test_a_check_job_that_left_no_result_is_an_error(world: World) -> None:
     results = world.tmp / "results"
     _plan_and_check(world, results)
@@ -120,16 +73,6 @@ def test_a_check_job_that_left_no_result_is_an_error(world: World) -> None:
     assert world.statuses(world.head)["gradgate/protected"] == "error"
 
 
-def test_no_plan_record_still_leaves_an_error_status(world: World) -> None:
-    results = world.tmp / "empty"
-    results.mkdir()
-    event = payloads.workflow_run(repo=REPO, run_id=558, head=world.head, head_branch="pr")
-
-    assert world.action("workflow_run", event, "--stage", "publish", "--results", str(results)) == 2
-
-    assert world.statuses(world.head) == {"gradgate": "error"}
-
-
 def test_a_cancelled_run_publishes_nothing(world: World) -> None:
     event = payloads.workflow_run(
         repo=REPO, run_id=559, head=world.head, head_branch="pr", conclusion="cancelled"
@@ -138,17 +81,3 @@ def test_a_cancelled_run_publishes_nothing(world: World) -> None:
     assert world.action("workflow_run", event, "--stage", "publish") == 0
 
     assert world.github.log == []
-
-
-def test_publishing_needs_no_checkout(world: World) -> None:
-    """The publish job has only the downloaded results: no checkout, no git, no PR code."""
-    results = world.tmp / "results"
-    _plan_and_check(world, results)
-    head = world.head
-    world.token = world.github.token()
-    shutil.rmtree(world.repo.root)
-
-    event = payloads.workflow_run(repo=REPO, run_id=560, head=head, head_branch="pr")
-    assert world.action("workflow_run", event, "--stage", "publish", "--results", str(results)) == 0
-
-    assert world.github.repo(REPO).latest_statuses(head)["gradgate"].state == "success"

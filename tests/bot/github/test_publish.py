@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from gradgate.bot.github.client import Connection, GitHubClient, RetryPolicy
-from gradgate.bot.github.publish import Target, publish_report
+from gradgate.bot.github.publish import Target, publish_report, report_parts
 from gradgate.bot.github.sticky import Stamp
 from gradgate.checks.errors import GitHubError
 
@@ -111,3 +113,15 @@ def test_when_the_pull_request_cannot_be_read_the_final_statuses_are_still_set(
         publish_report(client, report(finding(1)), TARGET)
 
     assert github.repo(REPO).latest_statuses(HEAD)["gradgate"].state == "failure"
+
+
+def test_only_values_of_the_stamps_formats_are_written_into_it() -> None:
+    """Issue 17: a config hash that closes the HTML comment would let a report forge the stamp
+    later runs read back."""
+    forged = dataclasses.replace(
+        report(finding(1)), config_hash="x --> <!-- gradgate:stamp verdict=success"
+    )
+
+    with pytest.raises(ValueError, match="config_hash"):
+        report_parts(forged)
+    assert report_parts(report(finding(1)))  # real values are written

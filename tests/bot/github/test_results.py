@@ -83,3 +83,43 @@ def test_a_plan_record_for_another_head_is_refused() -> None:
 def test_the_record_must_name_a_pull_request(pr: object) -> None:
     with pytest.raises(ValueError, match="names no pull request"):
         record_pr({"pr": pr})
+
+
+LIE = "abc -->\n## ✅ gradgate passed @acme/maintainers ![x](https://evil.example/x.png)"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("base_sha", LIE),
+        ("base_sha", "A" * 40),  # uppercase: not how git or GitHub write a SHA
+        ("base_sha", "a" * 39),
+        ("config_hash", LIE),
+        ("config_hash", "abc123def4567"),  # 13 digits
+        ("head_sha", HEAD.upper()),
+    ],
+)
+def test_a_plan_record_field_of_the_wrong_format_is_refused(field: str, value: str) -> None:
+    """Issue 17: fields of an uploaded record reached the comment raw (a fake heading, a
+    mention, an image, a forged stamp)."""
+    with pytest.raises(ValueError, match=f"`{field}` is not"):
+        merge(_record(**{field: value}), [], head_sha=HEAD)
+
+
+def test_a_plan_without_protected_is_no_plan() -> None:
+    """Issue 17: an empty plan (not even the built-in `protected`) was published as success."""
+    p = plan()
+    empty = dataclasses.replace(p, checks=tuple(c for c in p.checks if c.name != "protected"))
+
+    with pytest.raises(ValueError, match=r"does not list the check.*protected"):
+        merge(_record(plan=empty), [], head_sha=HEAD)
+
+
+def test_a_check_the_record_holds_waiting_waits_and_never_passes() -> None:
+    record = _record(waiting={"protected": "waiting for approval to run code from a fork"})
+
+    merged = merge(record, [_check_json(report())], head_sha=HEAD)
+
+    assert merged.verdict == "pending"
+    waiting = merged.result_for("protected")
+    assert waiting is not None and waiting.outcome is Outcome.WAITING

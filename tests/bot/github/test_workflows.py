@@ -96,7 +96,14 @@ def test_the_checks_workflow_is_read_only_and_the_publisher_never_checks_out(
 
     assert checks["permissions"] == {"contents": "read"}
     assert all("permissions" not in job for job in checks["jobs"].values())
-    assert not any("actions/checkout" in u for u in _uses(written[0]))
+    # The trusted side checks out the default branch only (no `ref:`): never the PR's tree.
+    checkouts = [
+        step
+        for job in publish["jobs"].values()
+        for step in job["steps"]
+        if "actions/checkout" in step.get("uses", "")
+    ]
+    assert checkouts and all("ref" not in step.get("with", {}) for step in checkouts)
     assert publish["permissions"] == {}
     assert set(publish[True]) == {"workflow_run", "issue_comment"}  # YAML 1.1 reads `on` as True
 
