@@ -34,6 +34,7 @@ from gradgate.bot.app.forge import Forge
 from gradgate.bot.app.heartbeat import Heartbeat
 from gradgate.bot.app.jobs import Job, Kind, Left, PullRequest
 from gradgate.bot.app.marks import Marks, conclude_superseded
+from gradgate.bot.app.policy import confirm_s
 from gradgate.bot.app.queue import Queues
 from gradgate.bot.app.runner import Cancelled, RunnerRequest, spawn
 from gradgate.bot.app.state import owner_id, publish_lease, run_lease
@@ -134,7 +135,8 @@ class Worker:
         if self._stale(job):
             raise Superseded
         port = self.forge.port(job.pr)
-        run = decide(job, port, self.state, bot_login=self.forge.bot_login)
+        wait = confirm_s(self.mirrors, self.forge, job.pr)
+        run = decide(job, port, self.state, bot_login=self.forge.bot_login, confirm_s=wait)
         if run is None:
             return
         job = self.judging[job.id] = replace(job, head_sha=run.head_sha)
