@@ -36,7 +36,7 @@ from gradgate.bot.app.queue import Queues, describe
 from gradgate.bot.app.signature import verify
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -149,6 +149,8 @@ def create_app(
             return done(413, "body larger than GitHub ever sends")
         except TimeoutError:
             return done(408, "the body took too long to arrive")
+        except ClientDisconnect:
+            return done(400, "the sender went away before the body arrived")
         finally:
             turns.release()
         if not verify(secret, body, request.headers.get("x-hub-signature-256")):
