@@ -37,6 +37,12 @@ class PullRequest:
         """One name per PR, for the state store and the publish lock."""
         return f"{self.repo}#{self.number}"
 
+    @property
+    def web_url(self) -> str | None:
+        """The repository's page, for file:line links (GitHub's clone URL is it plus `.git`)."""
+        url = self.clone_url
+        return url.removesuffix(".git") if url.startswith("https://") else None
+
 
 @dataclass(frozen=True, slots=True)
 class Left:

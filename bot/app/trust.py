@@ -13,9 +13,10 @@ from enum import StrEnum
 
 from gradgate.bot.pipeline import Hold
 from gradgate.bot.plan.plan import PlannedCheck
+from gradgate.bot.report.render import Report
 from gradgate.bot.templates import render_template
 from gradgate.checks import REGISTRY
-from gradgate.checks.base import CheckSettings
+from gradgate.checks.base import CheckSettings, Outcome
 
 
 class Gpu(StrEnum):
@@ -62,3 +63,11 @@ def hold_for(*, user_code: bool, gpu: Gpu, auto_to_gpu: bool) -> Hold:
         return None
 
     return hold
+
+
+def deferred_to_gpu(report: Report) -> tuple[str, ...]:
+    """The checks a run left waiting for a GPU worker."""
+    gpu_words = message("wait-gpu")
+    return tuple(
+        r.check for r in report.results if r.outcome is Outcome.WAITING and r.summary == gpu_words
+    )

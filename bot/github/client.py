@@ -18,11 +18,14 @@ from datetime import datetime
 
 import requests
 from github import Auth, Github, GithubException, GithubIntegration, GithubRetry
+from github.CheckRun import CheckRun as GithubCheckRun
 from github.IssueComment import IssueComment
+from github.PaginatedList import PaginatedList
 from github.Repository import Repository
 from gradgate.bot.github.checkruns import batches, request_output, request_state
 from gradgate.bot.github.ports import (
     CheckRun,
+    CheckRunState,
     Comment,
     PullRequest,
     Review,
@@ -179,6 +182,26 @@ class GitHubClient:
             check_run.edit(output=request_output(run, first), **request_state(run))
             for batch in rest:
                 check_run.edit(output=request_output(run, batch))
+
+    def check_runs(self, sha: str) -> list[CheckRunState]:
+        with _call(f"list the check runs on {sha[:7]}"):
+            return [
+                CheckRunState(
+                    id=r.id,
+                    name=r.name,
+                    status=r.status,
+                    conclusion=r.conclusion,
+                    # As listed: `r.app` or `r.raw_data` would fetch the run again when a field is absent.
+                    app=(r._rawData.get("app") or {}).get("slug"),
+                )
+                for r in PaginatedList(  # a lazy Commit has no URL to list from
+                    GithubCheckRun,
+                    self._repo._requester,
+                    f"{self._repo.url}/commits/{sha}/check-runs",
+                    None,
+                    list_item="check_runs",
+                )
+            ]
 
     def permission(self, login: str) -> str:
         with _call(f"read the permission of @{login}"):

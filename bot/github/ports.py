@@ -66,6 +66,17 @@ class CheckRun:
 
 
 @dataclass(frozen=True, slots=True)
+class CheckRunState:
+    """A check run as listed on a commit."""
+
+    id: int
+    name: str
+    status: str  # queued, in_progress, completed
+    conclusion: str | None
+    app: str | None  # the slug of the App that made it
+
+
+@dataclass(frozen=True, slots=True)
 class WorkflowRun:
     id: int
     head_sha: str
@@ -126,6 +137,10 @@ class GitHubPort(Protocol):
         ...
 
     def update_check_run(self, run_id: int, run: CheckRun) -> None: ...
+
+    def check_runs(self, sha: str) -> list[CheckRunState]:
+        """Every check run on the commit, by any App (all pages)."""
+        ...
 
     def permission(self, login: str) -> str:
         """``admin``, ``write``, ``read`` or ``none`` (GitHub's legacy permission names)."""

@@ -265,6 +265,17 @@ class Endpoints:
         repo.check_runs[record.id] = record
         return 201, self.render.check_run(repo, record)
 
+    def _list_check_runs(
+        self, repo: Repo, m: re.Match[str], q: dict[str, str], body: Any, login: str
+    ) -> tuple[int, Any, dict[str, str]]:
+        records = sorted(
+            (r for r in repo.check_runs.values() if r.sha == m["ref"]), key=lambda r: r.id
+        )
+        path = f"/repos/{repo.full_name}/commits/{m['ref']}/check-runs"
+        page, links = self._page(records, q, path)
+        runs = [self.render.check_run(repo, r) for r in page]
+        return 200, {"total_count": len(records), "check_runs": runs}, links
+
     def _update_check_run(
         self, repo: Repo, m: re.Match[str], q: dict[str, str], body: Any, login: str
     ) -> tuple[int, Any]:
@@ -307,6 +318,11 @@ ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Any]]] = [
         "PATCH",
         re.compile(_REPO + r"/check-runs/(?P<check_run>\d+)$"),
         Endpoints._update_check_run,
+    ),
+    (
+        "GET",
+        re.compile(_REPO + r"/commits/(?P<ref>[0-9a-f]{40})/check-runs$"),
+        Endpoints._list_check_runs,
     ),
     ("GET", re.compile(_REPO + r"/pulls/(?P<number>\d+)$"), Endpoints._pull),
     ("GET", re.compile(_REPO + r"/issues/(?P<number>\d+)/comments$"), Endpoints._list_comments),
