@@ -99,7 +99,7 @@ class Worker:
                     self.log.info("job done", extra=extra | _ms(started))
                 except (Superseded, Cancelled):
                     self.log.info("job superseded by a newer push", extra=extra | _ms(started))
-                    self._supersede(job, marks)
+                    self._supersede(self.judging[job_id], marks)  # its head, once known
                 except Exception as exc:
                     self.log.exception("job failed: %s", exc, extra=extra | _ms(started))
                     self._publish_error(job, f"{type(exc).__name__}: {exc}", beat, marks)

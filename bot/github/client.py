@@ -191,7 +191,7 @@ class GitHubClient:
                     name=r.name,
                     status=r.status,
                     conclusion=r.conclusion,
-                    # As listed: `r.app` or `r.raw_data` would fetch the run again when a field is absent.
+                    # As listed: `r.app` or `r.raw_data` would fetch the run again (a field absent).
                     app=(r._rawData.get("app") or {}).get("slug"),
                 )
                 for r in PaginatedList(  # a lazy Commit has no URL to list from
