@@ -16,6 +16,8 @@ class Kind(StrEnum):
     PUSH = "push"  # the PR was opened, reopened, pushed to, made ready, or got a new base
     COMMENT = "comment"  # a new comment that may hold /recheck or /ok-to-test
     GPU = "gpu"  # the second half of a run: the checks that need a GPU worker
+    LABEL = "label"  # the `ok-to-test` label put on the PR: approves the head it was put on
+    RERUN = "rerun"  # GitHub's Re-run button on a check run (/recheck) or suite (/recheck all)
 
 
 class Queue(StrEnum):
@@ -34,6 +36,12 @@ class PullRequest:
     def key(self) -> str:
         """One name per PR, for the state store and the publish lock."""
         return f"{self.repo}#{self.number}"
+
+    @property
+    def web_url(self) -> str | None:
+        """The repository's page, for file:line links (GitHub's clone URL is it plus `.git`)."""
+        url = self.clone_url
+        return url.removesuffix(".git") if url.startswith("https://") else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +62,13 @@ class Job:
     head_sha: str | None = None  # push: from the event; comment: read when it runs
     base_ref: str | None = None
     author: str | None = None  # the PR's author (push)
-    sender: str | None = None  # who commented (comment)
+    sender: str | None = None  # who commented, labeled, or pressed Re-run
     comment_id: int | None = None
     body: str = ""  # the comment (comment)
     known_head: str | None = None  # comment: the newest head the server had seen for the PR
+    # GitHub's clock, in seconds: when a push's head became the PR's (its `updated_at`), when a
+    # comment was written (its `created_at`). What an /ok-to-test binds to (``approval``).
+    at: float | None = None
     # The GPU half: what the CPU half settled, so both halves judge the same revisions.
     base_sha: str | None = None
     only: tuple[str, ...] | None = None

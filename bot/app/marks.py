@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from gradgate.bot.app.jobs import Left
 from gradgate.bot.github.outcome import Pending
 from gradgate.bot.github.ports import GitHubPort
 from gradgate.bot.github.publish import Target, publish_superseded
@@ -63,3 +64,13 @@ def conclude_superseded(port: GitHubPort, made: Sequence[Mark], *, target: Targe
             failed = failed or exc
     if failed is not None:
         raise failed
+
+
+def to_left(pending: Pending) -> Left:
+    runs = pending.check_runs
+    return Left(None if runs is None else tuple(runs.items()), pending.running)
+
+
+def from_left(left: Left) -> Pending:
+    runs = left.check_runs
+    return Pending(None if runs is None else dict(runs), running=left.running)

@@ -6,7 +6,8 @@ its own namespace there:
     deliveries_<day>   delivery ids seen, in daily buckets (three days are kept)
     jobs               the job ledger: a job stays here from enqueue until a worker finishes it
     leases             named leases with an expiry: a running job, a PR's publish lock
-    prs                each PR's newest head SHA, and the head an /ok-to-test approved
+    prs                each PR's newest head SHA, its heads with their push times, the head an
+                       /ok-to-test approved, the comments whose commands were used
 
 huey removes a task from its queue when a worker takes it, so a worker killed mid-job would
 lose it; the ledger and the run leases are what make jobs survive that: a job whose lease has
@@ -29,6 +30,7 @@ from huey.storage import BaseStorage
 Clock = Callable[[], float]
 StorageFactory = Callable[[str], BaseStorage]  # namespace -> storage
 DAY_S = 86_400
+PUSHES_KEPT = 100
 KEEP_DAYS = 3  # GitHub redelivers on request only; three days covers a weekend's retries
 
 
@@ -214,6 +216,29 @@ class PullRequests:
 
     def approve(self, pr_key: str, sha: str) -> None:
         self._kv.put_data(f"ok:{pr_key}", sha.encode())
+
+    def record_push(self, pr_key: str, repo: str, number: int, sha: str, at: float) -> None:
+        """A head the PR got, and when (GitHub's clock): what an /ok-to-test binds to. The
+        last PUSHES_KEPT are kept. Also which PR ``sha`` heads, for a fork's Re-run button."""
+        kept = [*self.pushes(pr_key), (sha, at)][-PUSHES_KEPT:]
+        self._kv.put_data(f"pushes:{pr_key}", json.dumps(kept).encode())
+        self._kv.put_data(f"pr-of:{repo}@{sha}", str(number).encode())
+
+    def pushes(self, pr_key: str) -> list[tuple[str, float]]:
+        raw = self._get(f"pushes:{pr_key}")
+        return [(str(sha), float(at)) for sha, at in json.loads(raw)] if raw else []
+
+    def pr_of_head(self, repo: str, sha: str) -> int | None:
+        raw = self._get(f"pr-of:{repo}@{sha}")
+        return int(raw) if raw else None
+
+    def comment_used(self, repo: str, comment_id: int) -> bool:
+        """A comment's commands count once, whatever delivery id carries it (a replay)."""
+        return self._get(f"comment:{repo}:{comment_id}") is not None
+
+    def use_comment(self, repo: str, comment_id: int) -> bool:
+        """Mark the comment as used; False when it already was."""
+        return bool(self._kv.put_if_empty(f"comment:{repo}:{comment_id}", b"1"))
 
     def report(self, pr_key: str) -> str | None:
         """The last report published for the PR (wire JSON): what `/recheck` re-runs."""

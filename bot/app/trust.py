@@ -1,8 +1,9 @@
 """Who may run a pull request's code, and what waits meanwhile (pure).
 
 A PR whose author has write access runs every check. Otherwise the checks that execute PR code
-wait until someone with write access comments `/ok-to-test`; the approval names the head SHA
-it was given for, so the next push ends it. Static checks run at once. A check that needs a
+wait until someone with write access approves the head (`/ok-to-test [<sha>]` or the
+`ok-to-test` label; ``approval`` says which head that is); the approval names the head SHA, so
+the next push ends it. Static checks run at once. A check that needs a
 GPU waits for a GPU worker (the CPU worker defers it; the GPU half runs it).
 """
 
@@ -12,9 +13,10 @@ from enum import StrEnum
 
 from gradgate.bot.pipeline import Hold
 from gradgate.bot.plan.plan import PlannedCheck
+from gradgate.bot.report.render import Report
 from gradgate.bot.templates import render_template
 from gradgate.checks import REGISTRY
-from gradgate.checks.base import CheckSettings
+from gradgate.checks.base import CheckSettings, Outcome
 
 
 class Gpu(StrEnum):
@@ -25,18 +27,6 @@ class Gpu(StrEnum):
 def may_run_code(*, author_can_write: bool, approved_head: str | None, head_sha: str) -> bool:
     """The author's own access, or an /ok-to-test given for exactly this head."""
     return author_can_write or (approved_head is not None and approved_head == head_sha)
-
-
-def approval_head(*, seen: str | None, current: str) -> str | None:
-    """The head an /ok-to-test approves: the head the commenter could have reviewed.
-
-    ``seen`` is the newest head the server had recorded when the comment arrived. When the PR
-    has moved on since, the newer commits were not what was reviewed: no approval (None).
-    With no record (the App was installed after the last push), the current head.
-    """
-    if seen is not None and seen != current:
-        return None
-    return current
 
 
 def needs_gpu(settings: CheckSettings, *, auto_to_gpu: bool) -> bool:
@@ -73,3 +63,11 @@ def hold_for(*, user_code: bool, gpu: Gpu, auto_to_gpu: bool) -> Hold:
         return None
 
     return hold
+
+
+def deferred_to_gpu(report: Report) -> tuple[str, ...]:
+    """The checks a run left waiting for a GPU worker."""
+    gpu_words = message("wait-gpu")
+    return tuple(
+        r.check for r in report.results if r.outcome is Outcome.WAITING and r.summary == gpu_words
+    )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -32,19 +33,20 @@ from gradgate.bot.app.combine import merge, to_wire
 from gradgate.bot.app.decide import Run, decide
 from gradgate.bot.app.forge import Forge
 from gradgate.bot.app.heartbeat import Heartbeat
-from gradgate.bot.app.jobs import Job, Kind, Left, PullRequest
-from gradgate.bot.app.marks import Marks, conclude_superseded
+from gradgate.bot.app.jobs import Job, Kind, PullRequest
+from gradgate.bot.app.marks import Marks, conclude_superseded, from_left, to_left
+from gradgate.bot.app.policy import confirm_s
 from gradgate.bot.app.queue import Queues
 from gradgate.bot.app.runner import Cancelled, RunnerRequest, spawn
 from gradgate.bot.app.state import owner_id, publish_lease, run_lease
-from gradgate.bot.app.trust import Gpu, message
+from gradgate.bot.app.strays import conclude_strays
+from gradgate.bot.app.trust import Gpu, deferred_to_gpu
 from gradgate.bot.git.mirror import Mirrors
 from gradgate.bot.github.outcome import Pending
 from gradgate.bot.github.publish import Target, publish_pending, publish_report
 from gradgate.bot.pipeline import Request, error_report
 from gradgate.bot.report.load import plan_from_json
 from gradgate.bot.report.render import Report
-from gradgate.checks.base import Outcome
 from gradgate.checks.errors import GradgateError
 
 
@@ -97,7 +99,7 @@ class Worker:
                     self.log.info("job done", extra=extra | _ms(started))
                 except (Superseded, Cancelled):
                     self.log.info("job superseded by a newer push", extra=extra | _ms(started))
-                    self._supersede(job, marks)
+                    self._supersede(self.judging[job_id], marks)  # its head, once known
                 except Exception as exc:
                     self.log.exception("job failed: %s", exc, extra=extra | _ms(started))
                     self._publish_error(job, f"{type(exc).__name__}: {exc}", beat, marks)
@@ -129,12 +131,13 @@ class Worker:
         if job.left is not None and job.head_sha is not None:
             # The GPU half takes over what the CPU half left in progress: it completes it, or
             # concludes it as superseded if a push stops it, even before it starts.
-            left = _from_left(job.left)
+            left = from_left(job.left)
             marks.mark(job.head_sha, lambda: left)
         if self._stale(job):
             raise Superseded
         port = self.forge.port(job.pr)
-        run = decide(job, port, self.state, bot_login=self.forge.bot_login)
+        wait = confirm_s(self.mirrors, self.forge, job.pr)
+        run = decide(job, port, self.state, bot_login=self.forge.bot_login, confirm_s=wait)
         if run is None:
             return
         job = self.judging[job.id] = replace(job, head_sha=run.head_sha)
@@ -164,14 +167,14 @@ class Worker:
         if run.earlier is not None and run.only is not None:
             report = merge(run.earlier, report, checks=run.only)
         left = self.publish(job, report, beat, pending=_pending(marks))
-        waiting_gpu = _deferred(report)
+        waiting_gpu = deferred_to_gpu(report)
         if waiting_gpu and report.base_sha and report.head_sha:
             half = job.gpu_half(
                 base_sha=report.base_sha,
                 head_sha=report.head_sha,
                 only=waiting_gpu,
                 carried=to_wire(report),
-                left=_to_left(left),
+                left=to_left(left),
             )
             self.queues.enqueue(half)
 
@@ -204,18 +207,39 @@ class Worker:
             return Pending(None)
 
     def _supersede(self, job: Job, marks: Marks) -> None:
-        """What the job marked in progress, concluded as superseded on a head no longer the PR's;
-        a failure is logged (the newer job reports either way)."""
+        """What the job marked in progress, concluded as superseded on a head no longer the PR's,
+        and whatever else is left in progress there (``strays``: an earlier attempt's); a
+        failure is logged (the newer job reports either way)."""
         made = marks.close()
-        if not made:
-            return
         try:
-            target = Target(job.pr.number, self.forge.bot_login)
-            conclude_superseded(self.forge.port(job.pr), made, target=target)
+            port = self.forge.port(job.pr)
+            if made:
+                conclude_superseded(port, made, target=Target(job.pr.number, self.forge.bot_login))
+            newer = port.pull(job.pr.number).head_sha
         except Exception as exc:
             self.log.warning(
                 "could not conclude the superseded checks: %s", exc, extra={"job": job.id}
             )
+            return
+        for head in {m.head_sha for m in made} | {job.head_sha or newer} - {newer}:
+            self._sweep(job.pr, head, report=None, keep=(), newer=newer)
+
+    def _sweep(
+        self,
+        pr: PullRequest,
+        head_sha: str,
+        *,
+        report: Report | None,
+        keep: Collection[int],
+        newer: str,
+    ) -> None:
+        """Conclude the check runs left in progress on ``head_sha`` (``strays``); logged."""
+        try:
+            app = self.forge.bot_login.removesuffix("[bot]")
+            port = self.forge.port(pr)
+            conclude_strays(port, head_sha, app=app, keep=keep, report=report, newer_head=newer)
+        except Exception as exc:
+            self.log.warning("could not conclude the check runs left on %s: %s", head_sha, exc)
 
     # -- publishing ----------------------------------------------------------------------------
 
@@ -235,10 +259,15 @@ class Worker:
         try:
             if self._stale(job, report.head_sha):
                 raise Superseded
-            shown = replace(report, rerun="pr", repo_url=_web_url(pr))
+            shown = replace(report, rerun="pr", repo_url=pr.web_url)
             target = Target(pr.number, self.forge.bot_login)
             published = publish_report(self.forge.port(pr), shown, target, pending=pending)
             self.state.prs.set_report(pr.key, to_wire(report))
+            kept = (published.left.check_runs or {}).values()
+            current = report if published.current else None
+            self._sweep(
+                pr, shown.head_sha or "", report=current, keep=kept, newer=published.head_now
+            )
             return published.left
         finally:
             beat.release(lease)
@@ -261,29 +290,6 @@ def _pending(marks: Marks) -> Pending | None:
     """What the run marked in progress, for its report to complete; marking is over."""
     made = marks.close()
     return made[0].pending if made else None
-
-
-def _to_left(pending: Pending) -> Left:
-    runs = pending.check_runs
-    return Left(None if runs is None else tuple(runs.items()), pending.running)
-
-
-def _from_left(left: Left) -> Pending:
-    runs = left.check_runs
-    return Pending(None if runs is None else dict(runs), running=left.running)
-
-
-def _deferred(report: Report) -> tuple[str, ...]:
-    """The checks this run left waiting for a GPU worker."""
-    gpu_words = message("wait-gpu")
-    return tuple(
-        r.check for r in report.results if r.outcome is Outcome.WAITING and r.summary == gpu_words
-    )
-
-
-def _web_url(pr: PullRequest) -> str | None:
-    """The repository's page, for file:line links (GitHub's clone URL is it plus `.git`)."""
-    return pr.clone_url.removesuffix(".git") if pr.clone_url.startswith("https://") else None
 
 
 def _ms(started: float) -> dict[str, float]:

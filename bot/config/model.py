@@ -104,6 +104,25 @@ class ReportConfig(BaseModel):
     )
 
 
+class TrustConfig(BaseModel):
+    """Who may run a pull request's code: `/ok-to-test` and the `ok-to-test` label."""
+
+    model_config = _FROZEN
+
+    confirm_s: int = Field(
+        default=600,
+        ge=0,
+        le=7 * 86_400,
+        strict=True,
+        description=(
+            "A bare `/ok-to-test` written less than this many seconds after the pull request's "
+            "latest push approves nothing: gradgate replies with the head's SHA and asks for "
+            "`/ok-to-test <sha>`, which approves exactly that commit. Nobody can be shown to "
+            "have reviewed a head pushed moments before they wrote."
+        ),
+    )
+
+
 class Config(BaseModel):
     """A whole `.gradgate.yml`: zones, the checks that always run, and each check's settings."""
 
@@ -181,6 +200,10 @@ class Config(BaseModel):
     )
     report: ReportConfig = Field(
         default_factory=ReportConfig, description="How results are reported on GitHub."
+    )
+    trust: TrustConfig = Field(
+        default_factory=TrustConfig,
+        description="Approving code from authors without write access (read from the base).",
     )
 
     @field_validator("zones")

@@ -43,11 +43,15 @@ def auth_env(token: str | None) -> dict[str, str]:
     }
 
 
-def _git(args: Sequence[str], *, cwd: Path | None = None, token: str | None = None) -> str:
+def _env(token: str | None) -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items() if not k.startswith("GIT_")
     }  # an inherited GIT_DIR or GIT_CONFIG_* must not redirect or re-authenticate us
-    env |= _BASE_ENV | {"HOME": os.environ.get("HOME", "/nonexistent")} | auth_env(token)
+    return env | _BASE_ENV | {"HOME": os.environ.get("HOME", "/nonexistent")} | auth_env(token)
+
+
+def _git(args: Sequence[str], *, cwd: Path | None = None, token: str | None = None) -> str:
+    env = _env(token)
     done = subprocess.run(
         ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
     )
@@ -107,6 +111,37 @@ class Mirrors:
                 shutil.rmtree(target, ignore_errors=True)
                 with _flock(mirror.with_suffix(".fetch.lock"), fcntl.LOCK_EX):
                     _git(["worktree", "prune"], cwd=mirror)
+
+    def read_branch_file(
+        self, repo: str, url: str, branch: str, path: str, *, token: str | None, limit: int
+    ) -> bytes | None:
+        """``path`` as it is on ``branch`` (fetched first), or None when it is not there or is
+        larger than ``limit`` bytes. For what a worker decides before running anything: the
+        base's `.gradgate.yml` (its `trust:`)."""
+        mirror = self.path(repo)
+        ref = f"refs/heads/{branch}"
+        with _flock(mirror.with_suffix(".use.lock"), fcntl.LOCK_SH):
+            with _flock(mirror.with_suffix(".fetch.lock"), fcntl.LOCK_EX):
+                if not (mirror / "HEAD").exists():
+                    mirror.mkdir(parents=True, exist_ok=True)
+                    _git(["init", "-q", "--bare", str(mirror)])
+                _clear_stale_locks(mirror)
+                _git(["fetch", "-q", "--no-tags", url, f"+{ref}:{ref}"], cwd=mirror, token=token)
+            spec = f"{ref}:{path}"
+            try:
+                size = int(_git(["cat-file", "-s", spec], cwd=mirror))
+            except GitError:
+                return None
+            if size > limit:
+                return None
+            shown = subprocess.run(
+                ["git", "cat-file", "blob", spec],
+                cwd=mirror,
+                env=_env(None),
+                capture_output=True,
+                check=False,
+            )
+            return shown.stdout if shown.returncode == 0 else None
 
     def sweep(self, running: set[str]) -> list[Path]:
         """Remove the job directories of jobs not in ``running`` (left by a killed worker)."""

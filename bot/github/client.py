@@ -18,13 +18,15 @@ from datetime import datetime
 
 import requests
 from github import Auth, Github, GithubException, GithubIntegration, GithubRetry
+from github.CheckRun import CheckRun as GithubCheckRun
 from github.IssueComment import IssueComment
+from github.PaginatedList import PaginatedList
 from github.Repository import Repository
 from gradgate.bot.github.checkruns import batches, request_output, request_state
 from gradgate.bot.github.ports import (
     CheckRun,
+    CheckRunState,
     Comment,
-    OpenCheckRun,
     PullRequest,
     Review,
     ReviewDraft,
@@ -181,14 +183,27 @@ class GitHubClient:
             for batch in rest:
                 check_run.edit(output=request_output(run, batch))
 
-    def open_check_runs(self, sha: str) -> list[OpenCheckRun]:
+    def check_runs(self, sha: str) -> list[CheckRunState]:
         with _call(f"list the check runs on {sha[:7]}"):
-            # filter=all: every run, not only each name's latest (a duplicate left by a lost
-            # answer is an older one); GitHub lists only this token's app's when asked by
-            # app_id, but an Action's token has no app id to ask with, so names decide.
-            runs = self._repo.get_commit(sha).get_check_runs(filter="all")
-            found = [OpenCheckRun(id=r.id, name=r.name) for r in runs if r.status != "completed"]
-            return sorted(found, key=lambda r: r.id)
+            return [
+                CheckRunState(
+                    id=r.id,
+                    name=r.name,
+                    status=r.status,
+                    conclusion=r.conclusion,
+                    # As listed: `r.app` or `r.raw_data` would fetch the run again (a field absent).
+                    app=(r._rawData.get("app") or {}).get("slug"),
+                )
+                for r in PaginatedList(  # a lazy Commit has no URL to list from
+                    GithubCheckRun,
+                    self._repo._requester,
+                    f"{self._repo.url}/commits/{sha}/check-runs",
+                    # every run, not only each name's latest: a twin left by a lost answer
+                    # is an older one
+                    {"filter": "all"},
+                    list_item="check_runs",
+                )
+            ]
 
     def permission(self, login: str) -> str:
         with _call(f"read the permission of @{login}"):

@@ -11,6 +11,7 @@ itself) with write access; the PR's author counts only with write access too.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
@@ -21,7 +22,7 @@ from markdown_it import MarkdownIt
 class Command(StrEnum):
     RECHECK = "recheck"  # re-run what failed or errored
     RECHECK_ALL = "recheck all"  # re-run everything
-    OK_TO_TEST = "ok-to-test"  # App mode: let an untrusted PR's code run, for its current head
+    OK_TO_TEST = "ok-to-test"  # let an untrusted PR's code run: `/ok-to-test [<sha>]`
 
 
 # The Action has no `/ok-to-test` (its fork-safe workflows never run a fork's code with a token).
@@ -40,7 +41,11 @@ class Ignored(StrEnum):
     NO_COMMAND = "no-command"
 
 
-_LINE = re.compile(r"/(?:recheck(?:[ \t]+all)?|ok-to-test)")
+# `/ok-to-test <sha>` approves exactly that commit: its full SHA (a prefix could be matched by
+# a commit made to collide with it).
+_LINE = re.compile(r"/(?:recheck(?:[ \t]+all)?|ok-to-test(?:[ \t]+(?P<sha>[0-9a-fA-F]{40}))?)")
+# The label that approves like a bare `/ok-to-test` (the head it is put on), on both doors.
+OK_TO_TEST_LABEL = "ok-to-test"
 # Roles GitHub reports as the legacy `permission` of the collaborator endpoint that may write.
 WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
 
@@ -59,7 +64,18 @@ class CommentEvent:
 def parse_command(body: str, *, accept: frozenset[Command] = RECHECKS) -> Command | None:
     """The command in a comment, if any, among ``accept``; `/recheck all` wins over `/recheck`,
     and `/ok-to-test` over both."""
-    found: set[Command] = set()
+    found = {command for command, _ in _commands(body)}
+    return next((c for c in _PRECEDENCE if c in found and c in accept), None)
+
+
+def ok_to_test_sha(body: str) -> str | None:
+    """The commit an `/ok-to-test <sha>` in the comment names (lowercase), or None: a bare
+    `/ok-to-test`, or lines naming different commits (which one was meant is not clear)."""
+    named = {sha for command, sha in _commands(body) if command is Command.OK_TO_TEST and sha}
+    return named.pop() if len(named) == 1 else None
+
+
+def _commands(body: str) -> Iterator[tuple[Command, str | None]]:
     tokens = MarkdownIt("commonmark").parse(body)
     for previous, token in pairwise(tokens):
         # A top-level paragraph's text: level 1 inside a level-0 paragraph. Quotes, lists and
@@ -69,8 +85,10 @@ def parse_command(body: str, *, accept: frozenset[Command] = RECHECKS) -> Comman
         for line in token.content.splitlines():
             match = _LINE.fullmatch(line.strip())
             if match:
-                found.add(Command(" ".join(match[0][1:].split())))
-    return next((c for c in _PRECEDENCE if c in found and c in accept), None)
+                sha = match["sha"]
+                word = match[0][1:].split()
+                name = "ok-to-test" if word[0] == "ok-to-test" else " ".join(word)
+                yield Command(name), sha.lower() if sha else None
 
 
 def screen(

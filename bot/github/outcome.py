@@ -12,7 +12,7 @@ which the run that completes them takes up in the same way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gradgate.bot.github.checkruns import (
@@ -21,9 +21,14 @@ from gradgate.bot.github.checkruns import (
     superseded_check_runs,
 )
 from gradgate.bot.github.ports import GitHubPort
-from gradgate.bot.github.statuses import final_statuses, pending_statuses, superseded_statuses
+from gradgate.bot.github.statuses import (
+    final_statuses,
+    pending_statuses,
+    superseded_statuses,
+    unpublished_statuses,
+)
 from gradgate.bot.plan.plan import Plan
-from gradgate.bot.report.render import Report
+from gradgate.bot.report.render import Report, status_descriptions
 from gradgate.checks.errors import GitHubError
 
 FORBIDDEN = 403  # GitHub's "Resource not accessible by integration": no `checks: write`
@@ -100,7 +105,7 @@ def post_final(
             return Pending(ids, running=tuple(running))
         except GitHubError as exc:
             if exc.status != FORBIDDEN or done or started:
-                _statuses_anyway(port, report, details_url)
+                _errors_anyway(port, report, [*ids, *(pending.running if pending else ())])
                 raise
     contexts: list[str] = []
     for status in final_statuses(report, target_url=details_url):
@@ -144,11 +149,14 @@ def post_superseded(
         raise failed
 
 
-def _statuses_anyway(port: GitHubPort, report: Report, details_url: str | None) -> None:
-    """Best effort when check runs failed halfway: a status says what happened."""
+def _errors_anyway(port: GitHubPort, report: Report, names: Sequence[str]) -> None:
+    """Best effort when check runs failed halfway: a status per name says error (never the
+    report's verdict: a `success` status beside a check run that could not be completed would
+    disagree with it), so a required check named either way does not pass."""
     assert report.head_sha is not None
+    contexts = dict.fromkeys([*status_descriptions(report), *names])
     try:
-        for status in final_statuses(report, target_url=details_url):
+        for status in unpublished_statuses(list(contexts), target_url=None):
             port.set_status(report.head_sha, status)
     except GitHubError:
         pass  # the check runs' error is the one to report

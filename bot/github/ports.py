@@ -66,11 +66,14 @@ class CheckRun:
 
 
 @dataclass(frozen=True, slots=True)
-class OpenCheckRun:
-    """A check run on a commit that is not completed (queued or in progress)."""
+class CheckRunState:
+    """A check run as listed on a commit."""
 
     id: int
     name: str
+    status: str  # queued, in_progress, completed
+    conclusion: str | None
+    app: str | None  # the slug of the App that made it
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +138,8 @@ class GitHubPort(Protocol):
 
     def update_check_run(self, run_id: int, run: CheckRun) -> None: ...
 
-    def open_check_runs(self, sha: str) -> list[OpenCheckRun]:
-        """The check runs on ``sha`` not yet completed, made by this token's app, oldest first."""
+    def check_runs(self, sha: str) -> list[CheckRunState]:
+        """Every check run on the commit, by any App (all pages)."""
         ...
 
     def permission(self, login: str) -> str:

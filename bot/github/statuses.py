@@ -71,3 +71,10 @@ def superseded_statuses(
     """The statuses a superseded run left pending, concluded: `error`, saying which push."""
     words = render_template("github_superseded.txt.j2", newer_head=newer_head).strip()
     return [_status(context, "error", words, "", target_url) for context in contexts]
+
+
+def unpublished_statuses(contexts: Sequence[str], *, target_url: str | None) -> list[Status]:
+    """When the check runs could not be completed: each context `error`, so nothing on the
+    commit passes beside a check run left in progress or saying something else."""
+    words = render_template("github_unpublished.txt.j2").strip()
+    return [_status(context, "error", words, "", target_url) for context in contexts]

@@ -54,7 +54,8 @@ def left_open(s: Settings, head_sha: str) -> Pending | None:
     replaced, so every check suite completes (issue 18). None: none open, or none listed."""
     port = connect(s)
     try:
-        open_runs = [r for r in port.open_check_runs(head_sha) if _ours(r.name)]
+        listed = sorted(port.check_runs(head_sha), key=lambda r: r.id)
+        open_runs = [r for r in listed if r.status != "completed" and _ours(r.name)]
     except GitHubError as exc:
         say("pending-failed", error=str(exc))
         return None

@@ -53,11 +53,16 @@ def free_port() -> int:
 
 
 class LiveServer:
-    def __init__(self, queues: Queues) -> None:
+    def __init__(self, queues: Queues, **options: Any) -> None:
+        """``options``: create_app's (its bounds on reading bodies)."""
         self.queues = queues
         self.port = free_port()
         config = uvicorn.Config(
-            create_app(queues), host="127.0.0.1", port=self.port, log_config=None, lifespan="off"
+            create_app(queues, **options),
+            host="127.0.0.1",
+            port=self.port,
+            log_config=None,
+            lifespan="off",
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

@@ -152,6 +152,7 @@ def test_code_from_an_untrusted_author_waits_for_ok_to_test_bound_to_the_head(
     assert len(replies) == 2  # the report, and one reply
     assert world.check_runs(world.head)["gradgate/gradient"] == "in_progress"
 
+    world.wait(600)  # trust.confirm_s after the push: a bare /ok-to-test approves the head
     approval = world.comment("/ok-to-test", author="olivia")
     assert approval.status_code == 202
     world.drain()

@@ -18,5 +18,11 @@ def test_manifest_permissions_and_events() -> None:
         "issues": "write",
         "metadata": "read",  # GitHub grants it to every App; listed so the form shows it
     }
-    assert sorted(manifest["default_events"]) == ["issue_comment", "pull_request"]
+    # check_run and check_suite: GitHub's Re-run buttons (rerequested) work like /recheck.
+    assert sorted(manifest["default_events"]) == [
+        "check_run",
+        "check_suite",
+        "issue_comment",
+        "pull_request",
+    ]
     assert manifest["hook_attributes"]["url"].endswith("/webhook")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from gradgate.bot.app.approval import Approved, Refused, approve
 from gradgate.bot.app.combine import from_wire, merge, to_rerun, to_wire
-from gradgate.bot.app.trust import Gpu, approval_head, hold_for, may_run_code, needs_gpu
+from gradgate.bot.app.trust import Gpu, hold_for, may_run_code, needs_gpu
 from gradgate.bot.plan.plan import ConfigOrigin, Plan, PlannedCheck
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import Verdict, verdict_for
@@ -30,11 +31,35 @@ def test_code_runs_for_writers_or_an_ok_to_test_for_this_very_head(
     )
 
 
-@pytest.mark.parametrize(("seen", "current", "expected"), [(A, A, A), (None, B, B), (A, B, None)])
-def test_ok_to_test_approves_only_the_head_the_commenter_could_have_seen(
-    seen: str | None, current: str, expected: str | None
+T = 1_000_000.0  # a push time, in seconds on GitHub's clock
+PUSHES = [(A, T), (B, T + 1000)]
+
+
+@pytest.mark.parametrize(
+    ("named", "written_at", "current", "confirm_s", "expected"),
+    [
+        (None, T + 1000 + 600, B, 600, Approved(B)),  # B was the head for confirm_s: approved
+        (None, T + 1000 + 599, B, 600, Refused.CONFIRM),  # too soon after B's push: name it
+        (None, T + 1000, B, 0, Approved(B)),  # a push at the comment's second counts as before
+        (None, T + 999, B, 0, Refused.MOVED),  # written while A was the head: B was never seen
+        (None, T - 1, A, 0, Refused.CONFIRM),  # before any recorded push: unknown
+        (None, None, B, 0, Refused.CONFIRM),  # no time at all
+        (None, T + 5000, "c" * 40, 0, Refused.MOVED),  # a head with no recorded push yet
+        (A, T + 1001, B, 600, Approved(A)),  # `/ok-to-test <sha>`: exactly that commit
+        (B, T + 1001, B, 600, Approved(B)),
+    ],
+)
+def test_an_ok_to_test_binds_to_the_head_when_it_was_written(
+    named: str | None,
+    written_at: float | None,
+    current: str,
+    confirm_s: float,
+    expected: Approved | Refused,
 ) -> None:
-    assert approval_head(seen=seen, current=current) == expected
+    got = approve(
+        named=named, written_at=written_at, pushes=PUSHES, current=current, confirm_s=confirm_s
+    )
+    assert got == expected
 
 
 class Device(CheckSettings):

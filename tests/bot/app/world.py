@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -22,6 +23,7 @@ from gradgate.bot.app.work import Worker
 from gradgate.bot.github.client import RetryPolicy
 
 from tests.bot.app.conftest import SECRET, LiveServer
+from tests.bot.app.conftest import payload as FIXTURE
 from tests.fakegithub import FakeGitHub, payloads
 from tests.gitrepo import GitRepo
 
@@ -58,6 +60,17 @@ class AppWorld:
     pem: str
     workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
     _worker: Worker | None = None
+    # GitHub's clock, in seconds: each push's `updated_at` and each comment's `created_at` are
+    # read from it, and each event moves it on by a second; ``wait`` moves it further.
+    now: float = 1_767_225_600.0  # 2026-01-01
+
+    def wait(self, seconds: float) -> None:
+        self.now += seconds
+
+    def _tick(self) -> str:
+        at = datetime.fromtimestamp(self.now, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.now += 1
+        return at
 
     # -- GitHub's side -------------------------------------------------------------------------
 
@@ -79,18 +92,50 @@ class AppWorld:
         return sha
 
     def deliver_push(self, action: str = "synchronize", **kw: Any) -> httpx.Response:
+        author = kw.pop("author", "alice")
+        return self.live.deliver("pull_request", self.push_payload(action, author=author), **kw)
+
+    def push_payload(self, action: str = "synchronize", *, author: str = "alice") -> dict[str, Any]:
         payload = payloads.pull_request(
             action, repo=REPO, number=NUMBER, head=self.head, base=self.base,
-            author=kw.pop("author", "alice"), head_ref="pr",
+            author=author, head_ref="pr",
         )  # fmt: skip
-        return self.live.deliver("pull_request", self._for_app(payload), **kw)
+        payload["pull_request"]["updated_at"] = self._tick()
+        return self._for_app(payload)
 
-    def comment(self, body: str, *, author: str) -> httpx.Response:
+    def comment(self, body: str, *, author: str, **kw: Any) -> httpx.Response:
+        return self.live.deliver("issue_comment", self.comment_payload(body, author=author), **kw)
+
+    def comment_payload(self, body: str, *, author: str) -> dict[str, Any]:
+        """A new comment on the PR, as GitHub records it and as its delivery carries it."""
         made = self.github.add_comment(REPO, NUMBER, body, author=author)
         payload = payloads.issue_comment(
             "created", repo=REPO, number=NUMBER, comment_id=made.id, body=body, author=author
         )
-        return self.live.deliver("issue_comment", self._for_app(payload))
+        payload["comment"]["created_at"] = self._tick()
+        return self._for_app(payload)
+
+    def label(self, name: str, *, by: str) -> httpx.Response:
+        """``by`` puts the label ``name`` on the PR (GitHub's `pull_request` `labeled`)."""
+        payload = self.push_payload("labeled", author=self.github.repo(REPO).pulls[NUMBER].author)
+        payload["label"] = {"id": 1, "name": name, "color": "ededed", "default": False}
+        payload["sender"]["login"] = by
+        return self.live.deliver("pull_request", payload)
+
+    def rerun(self, event: str, *, by: str, sha: str | None = None) -> httpx.Response:
+        """``by`` presses Re-run on a check run (`check_run`) or Re-run all (`check_suite`): the
+        real payloads, pointed at this PR's head, with its pull request listed or not (a fork's
+        suite lists none)."""
+        payload = copy.deepcopy(FIXTURE(f"{event}/rerequested"))
+        suite = payload["check_run"]["check_suite"] if event == "check_run" else payload[event]
+        suite["head_sha"] = sha or self.head
+        suite["pull_requests"] = []
+        if event == "check_run":
+            payload["check_run"]["head_sha"] = sha or self.head
+            payload["check_run"]["name"] = "gradgate/protected"
+        payload["repository"]["full_name"] = REPO
+        payload["sender"].update(login=by, type="User")
+        return self.live.deliver(event, self._for_app(payload))
 
     def _for_app(self, payload: dict[str, Any]) -> dict[str, Any]:
         """What GitHub adds for an App: its installation; the clone URL is the origin's path."""
@@ -188,7 +233,8 @@ def make_world(
     github.open_pull(REPO, NUMBER, head=head, base=origin.git("rev-parse", "main"),
                      author="alice", head_ref="pr")  # fmt: skip
     github.repo(REPO).collaborators.update({"alice": "write", "olivia": "admin"})
-    github.user("mallory")  # no access
+    for login in ("alice", "olivia", "mallory"):  # mallory: no access
+        github.user(login)
     settings = AppSettings(
         data_dir=settings.data_dir,
         redis_url=settings.redis_url,

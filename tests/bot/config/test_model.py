@@ -77,7 +77,7 @@ MALFORMED = [
         None,
         1,
         "the top level must be a mapping with the keys version, zones, always, checks, python, "
-        "model, runners, gradient-sensitive, sandbox, report; got a list",
+        "model, runners, gradient-sensitive, sandbox, report, trust; got a list",
     ),
     ("top-level-text", "\n\njust some text\n", None, 3, "the top level must be a mapping"),
     (
@@ -87,7 +87,7 @@ MALFORMED = [
         2,
         "unknown key `zone`; did you mean `zones`? "
         "(allowed: version, zones, always, checks, python, model, runners, gradient-sensitive, "
-        "sandbox, report)",
+        "sandbox, report, trust)",
     ),
     (
         "duplicate-top-level-key",

@@ -9,6 +9,7 @@ from gradgate.bot.github.commands import (
     CommentEvent,
     Ignored,
     may_recheck,
+    ok_to_test_sha,
     parse_command,
     screen,
 )
@@ -127,3 +128,25 @@ def test_the_action_ignores_ok_to_test() -> None:
     assert parse_command("/ok-to-test") is None
     assert parse_command("/ok-to-test\n/recheck") == R
     assert screen(_event(body="/ok-to-test"), bot_login="gradgate-bot") == Ignored.NO_COMMAND
+
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+@pytest.mark.parametrize(
+    ("body", "command", "sha"),
+    [
+        (f"/ok-to-test {SHA}", Command.OK_TO_TEST, SHA),
+        (f"Reviewed.\n/ok-to-test {SHA.upper()}\n", Command.OK_TO_TEST, SHA),
+        ("/ok-to-test", Command.OK_TO_TEST, None),
+        (f"/ok-to-test {SHA[:7]}", None, None),  # a prefix could be matched by a made collision
+        (f"/ok-to-test {SHA}\n\n/ok-to-test {'f' * 40}", Command.OK_TO_TEST, None),  # which one?
+        (f"> /ok-to-test {SHA}", None, None),  # quoted
+        (f"`/ok-to-test {SHA}`", None, None),
+    ],
+)
+def test_ok_to_test_may_name_exactly_one_full_commit(
+    body: str, command: Command | None, sha: str | None
+) -> None:
+    assert parse_command(body, accept=APP_COMMANDS) == command
+    assert ok_to_test_sha(body) == sha
