@@ -6,6 +6,7 @@
 context; ``scan`` reads both revisions of a file and refuses what it cannot compare; ``lines``
 maps base lines to head lines; ``match`` (Python) and ``text_match`` pair base units with head
 units, the original position first; ``findings`` words the result; ``check`` is the entry point
-the registry lists.
+the registry lists; ``advice`` warns about what the user marked that protects nothing (a marker
+word that is no marker, a marker with no statement to guard).
 ``head_side`` adds to a blocking finding the head line of its statement, which GitHub can mark.
 """

@@ -13,7 +13,7 @@ from gradgate.checks.protected.markers import (
     Unit,
     comment_opener,
     compile_markers,
-    marker_of,
+    marker_in,
     split_lines,
 )
 from gradgate.checks.protected.match import Fate, Pairing
@@ -151,16 +151,20 @@ def statement_name(unit: Unit) -> str:
 
 
 def _without_marker(line: str, unit: Unit) -> str:
-    """``line`` up to its marker comment: the last comment opener the marker follows."""
+    """``line`` up to its marker comment: the first comment opener whose comment holds the
+    marker (`lr = 6e-4  # max lr  # NO_REFAC` is `lr = 6e-4`)."""
     opener = comment_opener(unit.path) or "#"
     pattern = compile_markers([unit.marker])
-    cuts = [
-        found.start()
-        for found in re.finditer(re.escape(opener), line)
-        if (found.start() == 0 or line[found.start() - 1].isspace())
-        and marker_of(line[found.end() :], pattern)
-    ]
-    return line[: cuts[-1]] if cuts else line
+    cut = next(
+        (
+            found.start()
+            for found in re.finditer(re.escape(opener), line)
+            if (found.start() == 0 or line[found.start() - 1].isspace())
+            and marker_in(line[found.end() :], pattern, opener)
+        ),
+        None,
+    )
+    return line if cut is None else line[:cut]
 
 
 def _named(unit: Unit) -> str:
@@ -173,7 +177,7 @@ def _marker(unit: Unit) -> str:
     return _code(f"{comment_opener(unit.path) or '#'} {unit.marker}")
 
 
-def _code(value: object) -> str:
+def code_span(value: object) -> str:
     """``value`` between backticks as CommonMark pairs them: a fence longer than any backtick
     run inside, so a file name holding a backtick cannot open or close a code span early."""
     text = str(value)
@@ -181,6 +185,9 @@ def _code(value: object) -> str:
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+_code = code_span
 
 
 def _under(unit: Unit) -> str:
@@ -268,7 +275,8 @@ def unreadable(path: str, revision: str, why: str, *, held: Unit | None) -> Find
     )
 
 
-def summary(findings: Iterable[Finding], *, checked: int, files: int) -> str:
+def summary(findings: Iterable[Finding], *, checked: int, files: int, advice: str = "") -> str:
+    """``advice``: what the warnings about markers that protect nothing say, in a few words."""
     counts = Counter(f.kind for f in findings)
     blocking = [
         _count(counts[CHANGED], "protected line changed", "protected lines changed"),
@@ -283,6 +291,7 @@ def summary(findings: Iterable[Finding], *, checked: int, files: int) -> str:
     if counts[REWRAPPED]:
         moved += _count(counts[REWRAPPED], "under new control flow", "under new control flow")
         moved += "; "
+    moved += f"{advice}; " if advice else ""
     statements = _count(checked, "checked", "checked") or "0 checked"
     in_files = f"{files} file" if files == 1 else f"{files} files"
     return f"no protected line changed ({moved}{statements} in {in_files})"[:140]
