@@ -16,7 +16,7 @@ import tokenize
 from dataclasses import dataclass
 
 from gradgate.checks.base import Finding, RevisionSource
-from gradgate.checks.protected.findings import parsed_as_text
+from gradgate.checks.protected.file_notes import parsed_as_text
 from gradgate.checks.protected.markers import (
     Marked,
     MarkerComment,
