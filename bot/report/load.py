@@ -36,6 +36,10 @@ class _Reason(BaseModel):
     zone: str | None = None
     path: str | None = None
     more: int = 0
+    line: int | None = None  # a gradient-sensitive edit's line and what it adds or removes
+    # `construct` would shadow BaseModel.construct: read it under another name.
+    code: str | None = Field(default=None, alias="construct")
+    removed: bool = False
 
 
 class _PlannedCheck(BaseModel):
@@ -181,7 +185,16 @@ def _plan(plan: _Plan) -> Plan:
                 title=REGISTRY[c.name].title if c.name in REGISTRY else c.name,
                 run=c.run,
                 reasons=tuple(
-                    Reason(r.kind, zone=r.zone, path=r.path, more=r.more) for r in c.reasons
+                    Reason(
+                        r.kind,
+                        zone=r.zone,
+                        path=r.path,
+                        more=r.more,
+                        line=r.line,
+                        construct=r.code,
+                        removed=r.removed,
+                    )
+                    for r in c.reasons
                 ),
                 available=c.available,
                 runs_user_code=c.runs_user_code,

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from gradgate.bot.plan.plan import Plan, PlannedCheck, ReasonKind
 from gradgate.bot.report.lines import DiffLines
+from gradgate.bot.report.tidy import one_line
 from gradgate.bot.report.verdict import Verdict
 from gradgate.bot.templates import render_template
 from gradgate.checks.base import CheckResult, Finding, Outcome, report_order
@@ -74,6 +75,10 @@ class Report:
     # The options of the command line that change the result (`--config FILE`, `--only X`...),
     # which the re-run hint repeats; only for rerun="cli".
     options: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # Every message and summary one line, however a check wrote it (bot.report.tidy).
+        object.__setattr__(self, "results", tuple(one_line(r) for r in self.results))
 
     def result_for(self, check: str) -> CheckResult | None:
         return next((r for r in self.results if r.check == check), None)

@@ -23,6 +23,7 @@ from gradgate.checks.api_contract.calls import Call, module_calls
 from gradgate.checks.api_contract.callsites import CallIndex
 from gradgate.checks.api_contract.changes import Change, compare
 from gradgate.checks.api_contract.findings import (
+    broken,
     for_change,
     for_loss,
     skipped,
@@ -113,7 +114,12 @@ class ApiContractCheck:
                 checked += n
         for change in changes:
             findings += for_change(change, callers.sites(change))
-        findings += _unreadable(sources.unreadable, {p for c in python.values() for p in c.paths})
+        made_unparsable = _made_unparsable(python.values(), sources, in_zones)
+        for path in made_unparsable:
+            why = sources.unreadable["head", path]
+            findings.append(broken(path, why, sources.error_lines.get(("head", path))))
+        changed = {p for c in python.values() for p in c.paths}
+        findings += _unreadable(sources.unreadable, changed, made_unparsable)
         ordered = tuple(sorted(findings, key=report_order))
         return CheckResult(
             check=self.name,
@@ -140,9 +146,35 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _unreadable(unreadable: dict[tuple[str, str], str], changed: set[str]) -> list[Finding]:
-    """A note per changed file that could not be read; one for the rest of the repository."""
-    out = [skipped(path, why) for (_, path), why in sorted(unreadable.items()) if path in changed]
+def _made_unparsable(
+    python: Iterable[FileChange], sources: Sources, in_zones: set[str]
+) -> list[str]:
+    """Changed files, in the zones or read by this check, that parsed at base and not at head.
+
+    The PR broke the module: every caller of it breaks, and nothing in it could be compared,
+    so it blocks (issue 18: failing closed), never a note."""
+    out = []
+    for change in python:
+        base_path, head_path = _base_path(change), change.head_path
+        if base_path is None or head_path is None:
+            continue
+        looked = ("head", head_path) in sources.unreadable
+        if not (looked or head_path in in_zones or base_path in in_zones):
+            continue
+        if not sources.parses("head", head_path) and sources.parses("base", base_path):
+            out.append(head_path)
+    return sorted(out)
+
+
+def _unreadable(
+    unreadable: dict[tuple[str, str], str], changed: set[str], broken: list[str]
+) -> list[Finding]:
+    """A note per changed file that could not be read (the first reason: at base, if it was
+    already so); one for the rest of the repository. A file the PR broke has its own finding."""
+    why_of: dict[str, str] = {}
+    for (_, path), why in sorted(unreadable.items()):  # "base" sorts before "head"
+        why_of.setdefault(path, why)
+    out = [skipped(p, why) for p, why in sorted(why_of.items()) if p in changed and p not in broken]
     rest = sorted({path for _, path in unreadable} - changed)
     if rest:
         out.append(unsearched(rest))

@@ -26,6 +26,7 @@ DEFAULT = "default-changed"
 SWAPPED = "loss-arguments-swapped"
 SWAPPED_BEFORE = "loss-arguments-swapped-at-base"
 SKIPPED = "api-file-skipped"
+BROKEN = "api-module-broken"
 
 _LISTED = 3  # call sites named in a message; the details list them all
 _DETAILS = 50  # call sites in the details
@@ -194,6 +195,19 @@ def skipped(path: str, why: str) -> Finding:
     )
 
 
+def broken(path: str, why: str, line: int | None) -> Finding:
+    """A module that parsed at base and does not at head: the PR broke it."""
+    return Finding(
+        kind=BROKEN,
+        severity=Severity.BLOCKING,
+        message=f"this PR broke `{path}`: {why}, while it parsed at base. Every caller of it "
+        "breaks, and its signatures and loss calls could not be checked. Fix it so it parses.",
+        file=path,
+        line=line,
+        revision="head",
+    )
+
+
 def unsearched(paths: list[str]) -> Finding:
     named = ", ".join(f"`{p}`" for p in paths[:3])
     more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
@@ -209,6 +223,9 @@ def unsearched(paths: list[str]) -> Finding:
 def summary(findings: Iterable[Finding], *, signatures: int, calls: int) -> str:
     counts = Counter(f.kind for f in findings if f.severity is Severity.BLOCKING)
     parts = []
+    if counts[BROKEN]:
+        n = counts[BROKEN]
+        parts.append(f"{n} module{'s' if n > 1 else ''} no longer parse{'' if n > 1 else 's'}")
     changed = sum(
         counts[k] for k in (REORDERED, RENAMED, REMOVED, KEYWORD_ONLY, POSITIONAL_ONLY, REQUIRED)
     )

@@ -26,6 +26,8 @@ class Sources:
     source: RevisionSource
     shas: dict[str, str]  # "base"/"head" -> the SHA
     unreadable: dict[tuple[str, str], str] = field(default_factory=dict)  # (side, path) -> why
+    error_lines: dict[tuple[str, str], int] = field(default_factory=dict)  # where it fails
+    _parsed: set[tuple[str, str]] = field(default_factory=set)  # (side, path) that parsed
     _bytes: dict[tuple[str, str], bytes | None] = field(default_factory=dict)
     _lines: dict[str, list[int]] = field(default_factory=dict)  # head path -> line offsets
 
@@ -48,13 +50,26 @@ class Sources:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes in user code
-                return ast.parse(data)
+                tree = ast.parse(data)
         except _NOT_PYTHON as error:
             detail = getattr(error, "msg", None) or type(error).__name__
             line = getattr(error, "lineno", None)
             at = f", line {line}" if line else ""
             self.unreadable[side, path] = f"it does not parse at {side} ({detail}{at})"
+            if line:
+                self.error_lines[side, path] = line
             return None
+        self._parsed.add((side, path))
+        return tree
+
+    def parses(self, side: str, path: str) -> bool:
+        """Is ``path`` Python this check can read at ``side`` (parsed once, whatever asks)?"""
+        key = (side, path)
+        if key in self._parsed:
+            return True
+        if key in self.unreadable:
+            return False
+        return self.parse(side, path) is not None
 
     def text(self, path: str, node: ast.expr) -> bytes:
         """The code of ``node`` in the head file ``path`` (ast offsets count UTF-8 bytes)."""

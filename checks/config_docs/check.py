@@ -24,7 +24,7 @@ from gradgate.checks.config_docs.model import ValueClaim
 from gradgate.checks.config_docs.resolve import Modules, owned_modules
 from gradgate.checks.config_docs.settings import ConfigDocsSettings
 from gradgate.checks.config_docs.snapshot import Reader, take
-from gradgate.checks.config_docs.verdict import severity, signatures
+from gradgate.checks.config_docs.verdict import Age, Ages, severity
 from gradgate.checks.diff import ChangeStatus
 
 
@@ -64,12 +64,21 @@ class ConfigDocsCheck:
             at_base=at_base,
         )
         now += undocumented(head, documented, head_facts, base_facts, at_base)
-        old_sigs = signatures(before)  # head signatures name moved files by their base path
+        ages = Ages(before, base, at_base)  # head signatures name moved files by their base path
         by_head_place = {(moves.get(f.file, f.file), f.key): f for f in base.facts}
-        findings: list[Finding] = [
-            finding(d, severity(d, at_base=old_sigs), before=by_head_place, renamed_to=moves)
-            for d in now
-        ]
+        findings: list[Finding] = []
+        for d in now:
+            age = ages.of(d)
+            findings.append(
+                finding(
+                    d,
+                    severity(d, age),
+                    before=by_head_place,
+                    renamed_to=moves,
+                    earlier=age is Age.BEFORE,
+                    broke=age is Age.BROKE,
+                )
+            )
         ordered = tuple(sorted(findings, key=report_order))
         claims = sum(1 for c in head.claims if isinstance(c, ValueClaim))
         docs = len({c.doc for c in head.claims})

@@ -26,6 +26,9 @@ from gradgate.checks.config_docs.snapshot import Snapshot
 from gradgate.checks.config_docs.values import Value, norm, same
 
 Signature = tuple[str, ...]
+# Problems that leave nothing of a file read. They share one signature, so a doc binary at base
+# and not UTF-8 at head was already unreadable before the PR.
+WHOLE_FILE = frozenset({"unreadable", "skipped", "unparsed"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +126,8 @@ def disagreements(
         elif _counts(claim, base) and missing(claim):
             found.append(Disagreement("path", ("path", doc, claim.target), claim))
     for problem in snap.problems:
-        sig = (problem.kind, renamed.get(problem.file, problem.file))
+        kind = "unreadable" if problem.kind in WHOLE_FILE else problem.kind
+        sig = (kind, renamed.get(problem.file, problem.file))
         found.append(Disagreement(problem.kind, sig, problem=problem))
     documented = {fact.file for named in seen.values() for fact in named.facts}
     return found, documented

@@ -30,16 +30,33 @@ Before = Mapping[tuple[str, Key], Fact]  # base facts by (head-side file, key)
 
 
 def finding(
-    d: Disagreement, severity: Severity, *, before: Before, renamed_to: Mapping[str, str]
+    d: Disagreement,
+    severity: Severity,
+    *,
+    before: Before,
+    renamed_to: Mapping[str, str],
+    earlier: bool = False,
+    broke: bool = False,
 ) -> Finding:
-    """``before``: the base facts; ``renamed_to``: base path -> head path of moved files."""
-    earlier = _EARLIER if severity is Severity.NOTE and d.kind != "undocumented" else ""
+    """``before``: the base facts; ``renamed_to``: base path -> head path of moved files;
+    ``earlier``: the same disagreement was there at base; ``broke``: the PR made a file that was
+    read at base unreadable.
+    """
+    also = _EARLIER if earlier else ""
     if d.problem is not None:
         p = d.problem
+        if broke:
+            said, other = ("sets", "the docs") if p.config else ("claims", "configs and code")
+            message = (
+                f"this PR made `{p.file}` unreadable: {p.why}. What it {said} can no longer be "
+                f"compared with {other}, so a disagreement there would pass unseen. Fix the "
+                "file so it can be read again."
+            )
+            return _finding(d, severity, message, p.file, p.line)
         fix = "Fix the file so its values can be compared with the docs." if p.config else ""
         what = "config" if p.config else "doc"
         message = f"`{_at(p.file, p.line)}` ({what}) was not fully checked: {p.why}. {fix}"
-        return _finding(d, severity, message.strip() + earlier, p.file, p.line)
+        return _finding(d, severity, message.strip() + also, p.file, p.line)
     if d.kind == "undocumented":
         fact = d.facts[0]
         message = (
@@ -50,17 +67,17 @@ def finding(
         return _finding(d, severity, message, fact.file, fact.line)
     claim = d.claim
     if isinstance(claim, ValueClaim) and d.kind == "value":
-        return _value(d, claim, severity, before, earlier)
+        return _value(d, claim, severity, before, also)
     if isinstance(claim, ValueClaim):
-        return _key_gone(d, claim, severity, earlier)
+        return _key_gone(d, claim, severity, also)
     if isinstance(claim, ImportClaim):
         message = (
             f"`{_at(claim.doc, claim.line)}` shows `{claim.statement}`, which does not "
             f"resolve: {d.why}. Update the example, or keep the name importable."
         )
-        return _finding(d, severity, message + earlier, claim.doc, claim.line)
+        return _finding(d, severity, message + also, claim.doc, claim.line)
     assert isinstance(claim, PathClaim)
-    return _path(d, claim, severity, renamed_to, earlier)
+    return _path(d, claim, severity, renamed_to, also)
 
 
 def _value(

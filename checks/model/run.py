@@ -8,12 +8,14 @@ settings beside it.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from gradgate.checks.base import CheckContext, UserCodeSettings
 from gradgate.checks.errors import ModelError, SandboxError
+from gradgate.checks.model.crash import crash_text
 from gradgate.checks.model.problems import describe
 from gradgate.checks.model.spec import ModelSpec
 from gradgate.checks.sandbox.for_check import run_user_code
@@ -57,20 +59,27 @@ def run_model_program(
     target = entry_target(spec, root=root, config_dir=ctx.config_dir)
     extra_path = [] if ctx.config_dir is None else [str(ctx.config_dir)]
     payload = {**(kwargs or {}), "model": {**spec.as_request(), "extra_path": extra_path}}
-    value = run_user_code(
-        ctx,
-        settings,
-        target=target,
-        root=root,
-        revision=revision,
-        program=program,
-        kwargs=payload,
-        timeout_s=timeout_s,
-        device=device,
-        seed=seed,
-        readable=[*readable, *(() if ctx.config_dir is None else (ctx.config_dir,))],
-        writable=writable,
-    )
+    try:
+        value = run_user_code(
+            ctx,
+            settings,
+            target=target,
+            root=root,
+            revision=revision,
+            program=program,
+            kwargs=payload,
+            timeout_s=timeout_s,
+            device=device,
+            seed=seed,
+            readable=[*readable, *(() if ctx.config_dir is None else (ctx.config_dir,))],
+            writable=writable,
+        )
+    except SandboxError as exc:  # the user's code crashed: say so in lines a user reads
+        text = crash_text(
+            str(exc), roots=(root, root.resolve()), python=ctx.python or sys.executable,
+            config_dir=ctx.config_dir,
+        )  # fmt: skip
+        raise SandboxError(text, kind=exc.kind, revision=exc.revision) from None
     if isinstance(value, dict) and isinstance(value.get("problem"), dict):
         problem = value["problem"]
         where = target_label(parse_target(target).text, revision)

@@ -22,14 +22,14 @@ from gradgate.checks.base import (
     report_order,
 )
 from gradgate.checks.diff import ChangeStatus
+from gradgate.checks.protected.advice import advice, summary_part
+from gradgate.checks.protected.file_notes import skipped, unreadable
 from gradgate.checks.protected.findings import (
     MARKER_KINDS,
     added,
     deleted_file,
     finding_for,
-    skipped,
     summary,
-    unreadable,
     zone_touched,
 )
 from gradgate.checks.protected.head_side import at_head
@@ -103,7 +103,10 @@ class ProtectedCheck:
                 continue
             base_side = None if base.path is None or base.text is None else (base.path, base.text)
             head_side = None if head.path is None or head.text is None else (head.path, head.text)
-            scans.append(scan_file(base_side, head_side, pattern, notes))
+            scan = scan_file(base_side, head_side, pattern, notes)
+            scans.append(scan)
+            if head_side is not None:
+                notes += advice(head_side[0], scan.unused, scan.mentions)
 
         def parse_unmarked() -> list[PythonFile]:
             return [
@@ -121,7 +124,7 @@ class ProtectedCheck:
         return CheckResult(
             check=self.name,
             outcome=outcome_for(ordered),
-            summary=summary(ordered, checked=checked, files=files),
+            summary=summary(ordered, checked=checked, files=files, advice=summary_part(ordered)),
             findings=ordered,
             metrics={"protected_statements": checked, "files_scanned": files},
             duration_s=time.perf_counter() - started,

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from gradgate.checks.base import Finding, Severity
-from gradgate.checks.protected.lines import LineMap
+from gradgate.checks.protected.diffs import MAX_DIFF_LINES, diff, region_diff
 from gradgate.checks.protected.markers import (
     Unit,
     comment_opener,
     compile_markers,
-    marker_of,
+    marker_in,
     split_lines,
 )
 from gradgate.checks.protected.match import Fate, Pairing
@@ -35,9 +34,6 @@ MARKER_KINDS = frozenset(
 _WHAT_TO_DO = (
     "Revert the change, or remove the protection in a separate reviewed PR (or ask an owner)."
 )
-_MAX_DIFF_LINES = 40
-_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
-_MAX_DIFF_INPUT = 400  # lines of a statement difflib is given: its cost grows with the square
 _NAME_CHARS = 80  # of a statement's name in a message
 _LISTED = 3  # paths or statements a message names before "and N more"
 _DEFINES = {"FunctionDef": "def", "AsyncFunctionDef": "async def", "ClassDef": "class"}
@@ -59,7 +55,7 @@ def finding_for(
             f"(before: {_under(base)}). Check that it still runs when it must.",
             file=head.path,
             line=head.marker_line,
-            details=_diff(base, head) or None,
+            details=diff(base, head) or None,
             revision="head",
         )
     if fate is Fate.MOVED and head is not None:
@@ -80,7 +76,7 @@ def finding_for(
             CHANGED,
             base,
             f"{guard}; this PR changes it{moved}. {_WHAT_TO_DO}",
-            _diff(base, head) if same_shape else _region_diff(base, base_lines, head_lines or []),
+            diff(base, head) if same_shape else region_diff(base, base_lines, head_lines or []),
         )
     if fate is Fate.UNPROTECTED and head is not None:
         edited = "" if head.key == base.key else ", and the statement was changed"
@@ -92,7 +88,7 @@ def finding_for(
             base,
             f"The {_marker(base)} marker on {_named(base)} was removed{edited}{where}. "
             "Restore the marker; removing a protection needs its own reviewed PR (or an owner).",
-            _diff(base, head),
+            diff(base, head),
         )
     if head_lines is None:
         return deleted_file([base])
@@ -100,7 +96,7 @@ def finding_for(
         CHANGED,
         base,
         f"{guard}; this PR changes or removes it. {_WHAT_TO_DO}",
-        _region_diff(base, base_lines, head_lines),
+        region_diff(base, base_lines, head_lines),
     )
 
 
@@ -113,9 +109,9 @@ def deleted_file(units: Sequence[Unit]) -> Finding:
     listed = _words([*named, f"{more} more"] if more else named)
     held = f"{len(units)} protected {noun}" if len(units) > 1 else f"a protected {noun[:-1]}"
     it, them = ("it", "the protection") if len(units) == 1 else ("them", "the protections")
-    shown = [f"line {u.marker_line}: {statement_name(u)}" for u in units[:_MAX_DIFF_LINES]]
-    if len(units) > _MAX_DIFF_LINES:
-        shown.append(f"… and {len(units) - _MAX_DIFF_LINES} more")
+    shown = [f"line {u.marker_line}: {statement_name(u)}" for u in units[:MAX_DIFF_LINES]]
+    if len(units) > MAX_DIFF_LINES:
+        shown.append(f"… and {len(units) - MAX_DIFF_LINES} more")
     return Finding(
         kind=DELETED,
         severity=Severity.BLOCKING,
@@ -151,16 +147,20 @@ def statement_name(unit: Unit) -> str:
 
 
 def _without_marker(line: str, unit: Unit) -> str:
-    """``line`` up to its marker comment: the last comment opener the marker follows."""
+    """``line`` up to its marker comment: the first comment opener whose comment holds the
+    marker (`lr = 6e-4  # max lr  # NO_REFAC` is `lr = 6e-4`)."""
     opener = comment_opener(unit.path) or "#"
     pattern = compile_markers([unit.marker])
-    cuts = [
-        found.start()
-        for found in re.finditer(re.escape(opener), line)
-        if (found.start() == 0 or line[found.start() - 1].isspace())
-        and marker_of(line[found.end() :], pattern)
-    ]
-    return line[: cuts[-1]] if cuts else line
+    cut = next(
+        (
+            found.start()
+            for found in re.finditer(re.escape(opener), line)
+            if (found.start() == 0 or line[found.start() - 1].isspace())
+            and marker_in(line[found.end() :], pattern, opener)
+        ),
+        None,
+    )
+    return line if cut is None else line[:cut]
 
 
 def _named(unit: Unit) -> str:
@@ -173,7 +173,7 @@ def _marker(unit: Unit) -> str:
     return _code(f"{comment_opener(unit.path) or '#'} {unit.marker}")
 
 
-def _code(value: object) -> str:
+def code_span(value: object) -> str:
     """``value`` between backticks as CommonMark pairs them: a fence longer than any backtick
     run inside, so a file name holding a backtick cannot open or close a code span early."""
     text = str(value)
@@ -181,6 +181,9 @@ def _code(value: object) -> str:
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+_code = code_span
 
 
 def _under(unit: Unit) -> str:
@@ -228,47 +231,8 @@ def _words(items: Sequence[str]) -> str:
     return f"{', '.join(items[:-1])} and {items[-1]}"
 
 
-def skipped(path: str, why: str) -> Finding:
-    return Finding(
-        kind=SKIPPED,
-        severity=Severity.NOTE,
-        message=f"{_code(path)} was not scanned for protected lines: {why}. Check it by hand.",
-        file=path,
-    )
-
-
-def parsed_as_text(path: str, revision: str, error: str) -> Finding:
-    return Finding(
-        kind=AS_TEXT,
-        severity=Severity.NOTE,
-        message=f"{_code(path)} does not parse as Python at {revision} ({error}); its protected "
-        "lines were compared as text, so a pure reformat may show as a change.",
-        file=path,
-        revision=revision,
-    )
-
-
-def unreadable(path: str, revision: str, why: str, *, held: Unit | None) -> Finding:
-    """A file that held protected lines at base (``held``: the first) and cannot be compared."""
-    if held is None:  # the base itself cannot be read, but its bytes mention a marker
-        what = f"{_code(path)} mentions a marker at base, but {why} there"
-    else:
-        first = _code(held.where)
-        what = f"{_code(path)} held protected lines at base (the first at {first}), and at "
-        what += f"{revision} {why}"
-    return Finding(
-        kind=UNREADABLE,
-        severity=Severity.BLOCKING,
-        message=f"{what}, so gradgate cannot tell whether protected lines changed. Keep the "
-        "file UTF-8 text under the size limit (not binary, a symlink or a submodule), or "
-        "remove the protection in a separate reviewed PR (or ask an owner).",
-        file=path,
-        line=held.marker_line if held else None,
-        revision="base",
-    )
-
-
-def summary(findings: Iterable[Finding], *, checked: int, files: int) -> str:
+def summary(findings: Iterable[Finding], *, checked: int, files: int, advice: str = "") -> str:
+    """``advice``: what the warnings about markers that protect nothing say, in a few words."""
     counts = Counter(f.kind for f in findings)
     blocking = [
         _count(counts[CHANGED], "protected line changed", "protected lines changed"),
@@ -283,6 +247,7 @@ def summary(findings: Iterable[Finding], *, checked: int, files: int) -> str:
     if counts[REWRAPPED]:
         moved += _count(counts[REWRAPPED], "under new control flow", "under new control flow")
         moved += "; "
+    moved += f"{advice}; " if advice else ""
     statements = _count(checked, "checked", "checked") or "0 checked"
     in_files = f"{files} file" if files == 1 else f"{files} files"
     return f"no protected line changed ({moved}{statements} in {in_files})"[:140]
@@ -302,40 +267,3 @@ def _blocking(kind: str, base: Unit, message: str, details: str) -> Finding:
         details=details or None,
         revision="base",
     )
-
-
-def _diff(base: Unit, head: Unit) -> str:
-    """A unified diff of the two statements, numbered as lines of their files."""
-    shift = (min(base.marker_line, base.start) - 1, min(head.marker_line, head.start) - 1)
-    lines = difflib.unified_diff(
-        base.text.splitlines()[:_MAX_DIFF_INPUT],
-        head.text.splitlines()[:_MAX_DIFF_INPUT],
-        f"base/{base.path}",
-        f"head/{head.path}",
-        lineterm="",
-    )
-    return _cap([_HUNK.sub(lambda m: _renumber(m, shift), line) for line in lines])
-
-
-def _renumber(hunk: re.Match[str], shift: tuple[int, int]) -> str:
-    old, old_len, new, new_len = hunk.groups()
-    return f"@@ -{int(old) + shift[0]}{old_len or ''} +{int(new) + shift[1]}{new_len or ''} @@"
-
-
-def _region_diff(base: Unit, base_lines: Sequence[str], head_lines: Sequence[str]) -> str:
-    """The unit's lines (marker included) and the head lines they became, by the line map."""
-    first, last = min(base.marker_line, base.start), base.end
-    span = LineMap(base_lines, head_lines).span(first, last)
-    old = base_lines[first - 1 : last]
-    new = [] if span is None else head_lines[span[0] - 1 : span[1]]
-    at = f"+{span[0]},{len(new)}" if span else "+0,0"
-    out = [f"--- base/{base.path}", f"+++ head/{base.path}", f"@@ -{first},{len(old)} {at} @@"]
-    out += [f"-{line}" for line in old] + [f"+{line}" for line in new]
-    return _cap(out)
-
-
-def _cap(lines: list[str]) -> str:
-    if len(lines) <= _MAX_DIFF_LINES:
-        return "\n".join(lines)
-    hidden = len(lines) - _MAX_DIFF_LINES
-    return "\n".join([*lines[:_MAX_DIFF_LINES], f"… ({hidden} more lines)"])

@@ -1,20 +1,25 @@
 r"""Marker comments (`# NO_REFAC`) and the lines they protect in plain-text files.
 
-A marker counts only as the first word of a comment (`# NO_REFAC` or `# NO_REFAC: reason`), so
-a sentence that mentions one ("mark lines such as `# NO_REFAC`") protects nothing. Python files
-go through `python_units` (ast + tokenize); everything else, and Python that does not parse, is
-read line by line here: an own-line marker protects the next line that holds more than a
-comment, a trailing marker its own line, each extended by `text_blocks` (a YAML key's block, a
-shell statement's `\` continuations). Markdown has no line comments: `## Heading` is a heading.
+A marker counts as the first word of a comment (`# NO_REFAC` or `# NO_REFAC: reason`) or of a
+`#` segment inside one (`lr = 6e-4  # max learning rate  # NO_REFAC`, issue 18), so a sentence
+that mentions one ("mark lines such as `# NO_REFAC`") protects nothing. A marker word anywhere
+else in a comment, outside backticks and double quotes, is a `Mention`: the check warns that it
+looks like a marker but is not one. Python files go through `python_units` (ast + tokenize);
+everything else, and Python that does not parse, is read line by line here: an own-line marker
+protects the next line that holds more than a comment (or, when no such line follows it in its
+block, the one just above it: a last line `# DON'T TOUCH ...` of `run.sh`), a trailing marker its
+own line, each extended by `text_blocks` (a YAML key's block, a shell statement's `\`
+continuations). Markdown has no line comments: `## Heading` is a heading.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from gradgate.checks.protected.text_blocks import extent
@@ -27,6 +32,7 @@ _SLASH_SUFFIXES = frozenset(
 )  # fmt: skip
 # Formats whose `#` starts a heading, not a comment: nothing in them is a marker comment.
 _NO_LINE_COMMENTS = frozenset({".md", ".markdown", ".mdx", ".rst"})
+_LEAD = r"[ \t]*"  # what may come between a comment's opener and its marker
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what ast counts as a line break (not str.splitlines)
 
 
@@ -36,6 +42,15 @@ class MarkerComment:
     marker: str
     own_line: bool  # nothing but whitespace before the comment
     in_brackets: bool = False  # Python only: the comment sits inside (), [] or {}
+    column: int = 0  # where the comment starts: its block, for an own-line marker
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A comment that holds a marker word where it is no marker (`# see NO_REFAC policy`)."""
+
+    line: int
+    marker: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +85,40 @@ def compile_markers(markers: Sequence[str]) -> re.Pattern[str]:
 
     Use it through :func:`marker_of`, on the text after a comment's opener."""
     alternatives = "|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True))
-    return re.compile(rf"[ \t]*(?:{alternatives})(?!\w)")
+    return re.compile(rf"{_LEAD}(?:{alternatives})(?!\w)")
 
 
 def marker_of(comment: str, pattern: re.Pattern[str]) -> str | None:
     """The marker that is the first word of ``comment`` (the text after `#` or `//`), if any."""
     found = pattern.match(comment)
     return found.group().strip() if found else None
+
+
+def marker_in(comment: str, pattern: re.Pattern[str], opener: str) -> str | None:
+    """The marker that is the first word of ``comment`` or of an ``opener`` segment in it (one
+    at its start or after whitespace: `max lr  # NO_REFAC`, not `` `# NO_REFAC` ``)."""
+    found = marker_of(comment, pattern)
+    at = comment.find(opener)
+    while found is None and at != -1:
+        if at == 0 or comment[at - 1].isspace():
+            found = marker_of(comment[at + len(opener) :], pattern)
+        at = comment.find(opener, at + 1)
+    return found
+
+
+_QUOTED = re.compile(r"(`+)(?:(?!\1).)*?\1|\"[^\"]*\"")  # a code span, or "a string"
+
+
+@functools.lru_cache(maxsize=8)
+def _word_pattern(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + pattern.pattern.removeprefix(_LEAD))
+
+
+def mention_in(comment: str, pattern: re.Pattern[str]) -> str | None:
+    """A marker word in a comment that is no marker, outside code spans and double quotes:
+    `see NO_REFAC policy` (a user who meant it), not `` `# NO_REFAC` `` (one who names it)."""
+    found = _word_pattern(pattern).search(_QUOTED.sub(" ", comment))
+    return found.group() if found else None
 
 
 def split_lines(text: str) -> list[str]:
@@ -109,51 +151,85 @@ def comment_start(line: str, opener: str) -> int | None:
     return None
 
 
-def python_marker_comments(text: str, pattern: re.Pattern[str]) -> list[MarkerComment]:
-    """Markers in real comments only (never in strings). Raises tokenize.TokenError or
-    SyntaxError when ``text`` is not Python."""
+def python_marker_comments(
+    text: str, pattern: re.Pattern[str]
+) -> tuple[list[MarkerComment], list[Mention]]:
+    """Markers, and mentions of marker words, in real comments only (never in strings). Raises
+    tokenize.TokenError or SyntaxError when ``text`` is not Python."""
     found: list[MarkerComment] = []
+    mentions: list[Mention] = []
     depth = 0
     for tok in tokenize.generate_tokens(io.StringIO(text).readline):
         if tok.type == tokenize.OP and tok.string in ("(", "[", "{"):
             depth += 1
         elif tok.type == tokenize.OP and tok.string in (")", "]", "}"):
             depth = max(0, depth - 1)
-        elif tok.type == tokenize.COMMENT and (marker := marker_of(tok.string[1:], pattern)):
-            own_line = not tok.line[: tok.start[1]].strip()
-            found.append(MarkerComment(tok.start[0], marker, own_line, depth > 0))
-    return found
+        elif tok.type == tokenize.COMMENT:
+            line, col = tok.start
+            if marker := marker_in(tok.string[1:], pattern, "#"):
+                own_line = not tok.line[:col].strip()
+                found.append(MarkerComment(line, marker, own_line, depth > 0, col))
+            elif word := mention_in(tok.string[1:], pattern):
+                mentions.append(Mention(line, word))
+    return found, mentions
 
 
 def text_marker_comments(
     lines: Sequence[str], pattern: re.Pattern[str], opener: str
-) -> list[MarkerComment]:
+) -> tuple[list[MarkerComment], list[Mention]]:
     found: list[MarkerComment] = []
+    mentions: list[Mention] = []
     for number, line in enumerate(lines, start=1):
         col = comment_start(line, opener)
-        if col is not None and (marker := marker_of(line[col + len(opener) :], pattern)):
-            found.append(MarkerComment(number, marker, own_line=not line[:col].strip()))
-    return found
+        if col is None:
+            continue
+        comment = line[col + len(opener) :]
+        if marker := marker_in(comment, pattern, opener):
+            own_line = not line[:col].strip()
+            found.append(MarkerComment(number, marker, own_line=own_line, column=col))
+        elif word := mention_in(comment, pattern):
+            mentions.append(Mention(number, word))
+    return found, mentions
 
 
 def code_of(line: str, pattern: re.Pattern[str], opener: str) -> str:
     """The line without a marker comment, whitespace collapsed: what text mode compares."""
     col = comment_start(line, opener)
-    if col is not None and marker_of(line[col + len(opener) :], pattern):
+    if col is not None and marker_in(line[col + len(opener) :], pattern, opener):
         line = line[:col]
     return " ".join(line.split())
+
+
+@dataclass(slots=True)
+class Marked:
+    """What the markers of one revision of a file protect, and what they leave unsaid."""
+
+    units: list[Unit] = field(default_factory=list)
+    unused: list[MarkerComment] = field(default_factory=list)  # markers that protect nothing
+    mentions: list[Mention] = field(default_factory=list)  # marker words that are no marker
 
 
 def text_units(
     path: str, lines: Sequence[str], pattern: re.Pattern[str], opener: str | None
 ) -> list[Unit]:
+    return text_marked(path, lines, pattern, opener).units
+
+
+def text_marked(
+    path: str, lines: Sequence[str], pattern: re.Pattern[str], opener: str | None
+) -> Marked:
     if opener is None:
-        return []
-    units: list[Unit] = []
+        return Marked()
+    found, mentions = text_marker_comments(lines, pattern, opener)
+    marked = Marked(mentions=mentions)
+    units = marked.units
     taken: set[int] = set()
-    for mc in text_marker_comments(lines, pattern, opener):
-        target = mc.line if not mc.own_line else _next_code_line(lines, mc.line, opener)
-        if target is None or target in taken:
+    for mc in found:
+        target = mc.line if not mc.own_line else _own_line_target(lines, mc, opener)
+        if target is None:
+            marked.unused.append(mc)
+            continue
+        if target in taken:
             continue
         taken.add(target)
         start, end = extent(path, lines, target, opener)
@@ -162,7 +238,7 @@ def text_units(
             for line in lines[start - 1 : end]
             if (code := code_of(line, pattern, opener)) and not code.startswith(opener)
         ]
-        first = min(mc.line, start)
+        first, last = min(mc.line, start), max(mc.line, end)
         units.append(
             Unit(
                 path=path,
@@ -175,18 +251,31 @@ def text_units(
                 kind="line",
                 anchor=_line_anchor(code_of(lines[target - 1], pattern, opener)),
                 key="\n".join(codes),
-                text="\n".join(lines[first - 1 : end]),
+                text="\n".join(lines[first - 1 : last]),
             )
         )
-    return units
+    return marked
 
 
-def _next_code_line(lines: Sequence[str], after: int, opener: str) -> int | None:
-    for number in range(after + 1, len(lines) + 1):
+def _own_line_target(lines: Sequence[str], mc: MarkerComment, opener: str) -> int | None:
+    """The next code line, if one follows in the marker's block (indented at least as deep);
+    otherwise the code line just above: a marker that closes a block guards what it closes."""
+    after = _code_line(lines, range(mc.line + 1, len(lines) + 1), opener)
+    if after is not None and _indent(lines[after - 1]) >= mc.column:
+        return after
+    return _code_line(lines, range(mc.line - 1, 0, -1), opener) or after
+
+
+def _code_line(lines: Sequence[str], numbers: range, opener: str) -> int | None:
+    for number in numbers:
         stripped = lines[number - 1].strip()
         if stripped and not stripped.startswith(opener):
             return number
     return None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _line_anchor(code: str) -> str:

@@ -1,7 +1,8 @@
 """Which Python statement each marker protects: ast for statement spans, tokenize for comments.
 
-An own-line marker protects the next statement, a compound one whole (decorators included); a
-trailing marker, or one inside brackets, protects the innermost statement on its line. A
+An own-line marker protects the next statement, a compound one whole (decorators included), or
+the statement just above it when none follows in its block; a trailing marker, or one inside
+brackets, protects the innermost statement on its line. A
 statement's identity across revisions is ``ast.dump(node, include_attributes=False)``, so a
 black/ruff reformat leaves it equal and any change to the syntax tree does not. Its context is
 the control flow around it inside its scope (`if False:`, `else:`, after a `return`).
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 
 from gradgate.checks.protected.markers import (
     MarkerComment,
+    Mention,
     Unit,
     python_marker_comments,
     split_lines,
@@ -36,6 +38,8 @@ class PythonFile:
     lines: list[str]
     units: list[Unit]
     statements: list[Statement]  # by (start, depth)
+    unused: list[MarkerComment] = field(default_factory=list)  # markers that protect nothing
+    mentions: list[Mention] = field(default_factory=list)  # marker words that are no marker
     _dumps: dict[int, str] = field(default_factory=dict)
     _by_key: dict[str, _Table] = field(default_factory=dict)  # per kind
     _by_anchor: dict[str, _Table] = field(default_factory=dict)
@@ -111,7 +115,7 @@ class PythonFile:
     ) -> Unit:
         first, last = group[0], group[-1]
         marker_line = comment.line if comment else first.start
-        shown_from = min(marker_line, first.start)
+        shown_from, shown_to = min(marker_line, first.start), max(marker_line, last.end)
         return Unit(
             path=self.path,
             marker=marker,
@@ -123,7 +127,7 @@ class PythonFile:
             kind=type(first.node).__name__,
             anchor=anchor_of(first.node),
             key="\n".join(self.dump(s) for s in group),
-            text="\n".join(self.lines[shown_from - 1 : last.end]),
+            text="\n".join(self.lines[shown_from - 1 : shown_to]),
             context=first.context,
         )
 
@@ -151,14 +155,16 @@ def parse_python(path: str, text: str, pattern: re.Pattern[str]) -> PythonFile:
 
 def _parse_python(path: str, text: str, pattern: re.Pattern[str]) -> PythonFile:
     tree = ast.parse(text)
-    comments = python_marker_comments(text, pattern)
+    comments, mentions = python_marker_comments(text, pattern)
     statements = statements_of(tree)
-    parsed = PythonFile(path, split_lines(text), [], statements)
+    parsed = PythonFile(path, split_lines(text), [], statements, mentions=mentions)
     at = Lines(statements)
     spans: set[tuple[int, int]] = set()
     for comment in comments:
         group = at.annotated(comment)
-        if group and (group[0].start, group[-1].end) not in spans:
+        if not group:
+            parsed.unused.append(comment)
+        elif (group[0].start, group[-1].end) not in spans:
             spans.add((group[0].start, group[-1].end))
             parsed.units.append(parsed._unit(group, marker=comment.marker, comment=comment))
     return parsed

@@ -16,13 +16,16 @@ import tokenize
 from dataclasses import dataclass
 
 from gradgate.checks.base import Finding, RevisionSource
-from gradgate.checks.protected.findings import parsed_as_text
+from gradgate.checks.protected.file_notes import parsed_as_text
 from gradgate.checks.protected.markers import (
+    Marked,
+    MarkerComment,
+    Mention,
     Unit,
     comment_opener,
     is_python,
     split_lines,
-    text_units,
+    text_marked,
 )
 from gradgate.checks.protected.match import Fate, Pairing, match_python
 from gradgate.checks.protected.python_units import PythonFile, parse_python
@@ -54,6 +57,8 @@ class FileScan:
     pairings: list[Pairing]
     new: list[Unit]  # protected at head, unaccounted for at base
     head_py: PythonFile | None
+    unused: list[MarkerComment]  # markers at head that protect nothing
+    mentions: list[Mention]  # marker words in head comments that are no marker
 
 
 def read_side(
@@ -121,11 +126,13 @@ def scan_file(
         else:
             pairings = [Pairing(u, Fate.GONE) for u in (base_py.units if base_py else [])]
             new = list(head_py.units) if head_py else []
-        return FileScan(base_lines, head_lines, pairings, new, head_py)
+        unused, mentions = (head_py.unused, head_py.mentions) if head_py else ([], [])
+        return FileScan(base_lines, head_lines, pairings, new, head_py, unused, mentions)
 
     opener = comment_opener((head or base or ("", ""))[0])
-    base_units = _units(base, parsed.get("base"), pattern, opener)
-    head_units = _units(head, parsed.get("head"), pattern, opener)
+    base_units = _marked(base, parsed.get("base"), pattern, opener).units
+    head_marked = _marked(head, parsed.get("head"), pattern, opener)
+    head_units = head_marked.units
     if head is None:
         pairings, new = [Pairing(u, Fate.GONE) for u in base_units], []
     else:
@@ -139,20 +146,22 @@ def scan_file(
     if base_units or head_units:
         for label, why in failed.items():
             notes.append(parsed_as_text((sides[label] or ("?", ""))[0], label, why))
-    return FileScan(base_lines, head_lines, pairings, new, None)
+    return FileScan(
+        base_lines, head_lines, pairings, new, None, head_marked.unused, head_marked.mentions
+    )
 
 
-def _units(
+def _marked(
     side: tuple[str, str] | None,
     parsed: PythonFile | None,
     pattern: re.Pattern[str],
     opener: str | None,
-) -> list[Unit]:
+) -> Marked:
     if side is None:
-        return []
+        return Marked()
     if parsed is not None:  # the other side failed to parse: keep this side's statement spans
-        return parsed.units
-    return text_units(side[0], split_lines(side[1]), pattern, opener)
+        return Marked(parsed.units, parsed.unused, parsed.mentions)
+    return text_marked(side[0], split_lines(side[1]), pattern, opener)
 
 
 def _bare(unit: Unit, path: str, head_lines: list[str], region: tuple[int, int]) -> Unit:

@@ -3,7 +3,8 @@
 ``statements_of(tree)`` lists the statements in line order, each with its scope (`Class.method`)
 and its context: the control flow around it inside its scope, in words (`if False:`, `else:` of
 `if x:`, after a `return`). ``Lines`` says which statements a marker comment annotates: an
-own-line marker the next statement, a trailing one the innermost on its line.
+own-line marker the next statement in its block (or, when none follows there, the one just
+above it), a trailing one the innermost on its line.
 """
 
 from __future__ import annotations
@@ -105,6 +106,7 @@ class Lines:
     def __init__(self, statements: Sequence[Statement]) -> None:
         self.statements = statements
         self.starts = [s.start for s in statements]
+        self._ending: dict[int, list[Statement]] | None = None  # by last line, built if needed
         # Per line, the innermost statement that covers it: deeper statements overwrite.
         last = max((s.end for s in statements), default=0)
         self.inner: list[Statement | None] = [None] * (last + 2)
@@ -129,8 +131,32 @@ class Lines:
         if inner is not None and line <= inner.node.lineno:
             return [inner]
         after = bisect.bisect_right(self.starts, line)
-        if after == len(self.starts):
-            return []
-        first = self.starts[after]
-        at = bisect.bisect_right(self.starts, first)
-        return [min(self.statements[after:at], key=lambda s: s.depth)]
+        if after < len(self.starts):
+            first = self.starts[after]
+            at = bisect.bisect_right(self.starts, first)
+            following = min(self.statements[after:at], key=lambda s: s.depth)
+            if following.node.col_offset >= comment.column:  # it is in the marker's block
+                return [following]
+        above = self._above(comment)
+        if above is not None:
+            return [above]
+        return [following] if after < len(self.starts) else []
+
+    def _above(self, comment: MarkerComment) -> Statement | None:
+        """The statement just above an own-line marker that closes its block: of those ending
+        on the last code line above it, the deepest one the marker is not indented less than
+        (`# NO_REFAC` at the end of a loop body: the body's last statement, not the loop)."""
+        line = comment.line - 1
+        while line > 0 and (line >= len(self.inner) or self.inner[line] is None):
+            line -= 1
+        if line == 0:
+            return None
+        if self._ending is None:
+            self._ending = {}
+            for s in self.statements:
+                self._ending.setdefault(s.end, []).append(s)
+        ending = self._ending.get(line, [])
+        if not ending:
+            return None
+        fits = [s for s in ending if s.node.col_offset <= comment.column]
+        return max(fits, key=lambda s: s.depth) if fits else min(ending, key=lambda s: s.depth)

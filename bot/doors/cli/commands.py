@@ -57,6 +57,8 @@ def _options(args: argparse.Namespace) -> tuple[str, ...]:
         out += ["--only", name]
     if getattr(args, "sandbox", "auto") != "auto":
         out += ["--sandbox", args.sandbox]
+    if getattr(args, "python", None):  # the model must re-run under the same interpreter
+        out += ["--python", args.python]
     return tuple(out)
 
 

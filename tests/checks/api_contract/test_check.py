@@ -328,8 +328,38 @@ def test_watch_compares_named_functions_anywhere(tmp_path: Path) -> None:
         assert bool(result.findings) is found, pattern
 
 
-def test_a_zone_file_that_does_not_parse_is_a_note(repo: GitRepo) -> None:
+def test_a_zone_file_the_pr_made_unparsable_blocks(repo: GitRepo) -> None:
     result = pull_request(repo, {"pkg/losses.py": LOSSES}, {"pkg/losses.py": LOSSES + "def (:\n"})
+    finding = only(result, "api-module-broken")
+    assert finding.severity is Severity.BLOCKING and result.outcome is Outcome.FAIL
+    assert (finding.file, finding.line) == ("pkg/losses.py", 15)
+    assert finding.message.startswith("this PR broke `pkg/losses.py`: it does not parse at head")
+    assert result.summary == "1 module no longer parses"
+
+
+def test_a_body_broken_under_unchanged_def_lines_blocks(repo: GitRepo) -> None:
+    broken = LOSSES.replace("return weight * F.cross_entropy(preds, targets)", "return (weight")
+    result = pull_request(repo, {"pkg/losses.py": LOSSES}, {"pkg/losses.py": broken})
+    assert only(result, "api-module-broken").severity is Severity.BLOCKING
+
+
+def test_a_zone_file_without_loss_calls_broken_in_a_body_blocks(repo: GitRepo) -> None:
+    code = "def f(a, b):\n    return a + b\n"
+    result = pull_request(
+        repo, {"pkg/losses.py": code}, {"pkg/losses.py": code.replace("a + b", "(a + b")}
+    )
+    assert only(result, "api-module-broken").severity is Severity.BLOCKING
+
+
+def test_a_changed_file_with_a_loss_call_the_pr_made_unparsable_blocks(repo: GitRepo) -> None:
+    train = "import torch.nn.functional as F\n\nloss = F.cross_entropy(logits, y)\n"
+    result = pull_request(repo, {"train.py": train}, {"train.py": train + "if :\n"}, zone=())
+    assert only(result, "api-module-broken").file == "train.py"
+
+
+def test_a_zone_file_that_did_not_parse_at_base_either_is_a_note(repo: GitRepo) -> None:
+    broken = LOSSES + "def (:\n"
+    result = pull_request(repo, {"pkg/losses.py": broken}, {"pkg/losses.py": broken + "x = 1\n"})
     finding = only(result, "api-file-skipped")
     assert finding.file == "pkg/losses.py" and "does not parse" in finding.message
 

@@ -31,6 +31,7 @@ def test_yaml_that_does_not_parse_is_a_finding_and_other_configs_are_still_check
     ]
     assert found[0].line == 6  # lr, from the config that still parses
     assert found[1].line == 2
+    assert found[1].message.startswith("this PR made `configs/data.yaml` unreadable: it is not")
     assert "is not valid YAML" in found[1].message
 
 
@@ -144,3 +145,4 @@ def test_non_utf8_text(repo: GitRepo) -> None:
     doc = only(notes(result), "file-unreadable")
     assert doc.file == "docs/notes.md"
     assert doc.severity is Severity.NOTE
+    assert "already so" not in doc.message  # it is new at head: nothing was so before

@@ -62,7 +62,7 @@ def test_a_factory_that_raises_is_an_error_with_the_users_traceback(tmp_path: Pa
     assert said.startswith(
         "`model.py:build` at base raised ValueError: n_embd must be divisible by n_head"
     )
-    assert 'model.py", line' in said  # the user's frame, in the details
+    assert "\n  model.py:" in said  # the user's frame, in the details
 
 
 def test_a_factory_that_returns_the_wrong_type_says_what_it_must_return(tmp_path: Path) -> None:

@@ -173,8 +173,22 @@ def test_a_marker_mentioned_inside_a_comment_sentence_protects_nothing(repo: Git
     assert result.findings == () and result.outcome is Outcome.PASS
 
 
-def test_the_starter_config_comment_does_not_protect_the_line_below(repo: GitRepo) -> None:
+def test_a_config_comment_naming_the_marker_does_not_protect_the_line_below(
+    repo: GitRepo,
+) -> None:
     base = "# Lines marked NO_REFAC are protected.\nalways: [protected]\n"
+    result = pull_request(repo, {"c.yml": base}, {"c.yml": base.replace("[protected]", "[]")})
+
+    # Not a marker (P8): a warning that names the line, never a block.
+    assert only(result, "protected-marker-lookalike").line == 1
+    assert result.outcome is Outcome.WARN
+
+
+def test_the_starter_config_comment_is_silent(repo: GitRepo) -> None:
+    base = (
+        "# to lines marked with a marker comment such as `# NO_REFAC` (see `markers` below).\n"
+        "always: [protected]\n"
+    )
     result = pull_request(repo, {"c.yml": base}, {"c.yml": base.replace("[protected]", "[]")})
 
     assert result.findings == ()
