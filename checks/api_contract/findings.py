@@ -38,8 +38,12 @@ def for_change(change: Change, sites: list[CallSite]) -> list[Finding]:
     kind, what = _what_changed(change)
     if kind is not None:
         where = f"`{_short(change)}`"
-        if sites:
-            out.append(_blocking(change, kind, where, what, sites))
+        known = [s for s in sites if not s.probable]
+        probable = [s for s in sites if s.probable]
+        if known:
+            out.append(_blocking(change, kind, where, what, known, probable))
+        elif probable:
+            out.append(_probable(change, kind, where, what, probable))
         else:
             public = not any(part.startswith("_") for part in change.head.qualname.split("."))
             silent = kind == REORDERED
@@ -93,11 +97,17 @@ def _what_changed(change: Change) -> tuple[str | None, str]:
     return None, ""
 
 
-def _blocking(change: Change, kind: str, where: str, what: str, sites: list[CallSite]) -> Finding:
+def _blocking(
+    change: Change,
+    kind: str,
+    where: str,
+    what: str,
+    sites: list[CallSite],
+    probable: list[CallSite],
+) -> Finding:
     silent = [s for s in sites if any(e.kind == "moved" and e.now for e in s.effects)]
     n = len(sites)
-    named = ", ".join(f"`{s.path}:{s.line}`" for s in sites[:_LISTED])
-    more = f" and {n - _LISTED} more" if n > _LISTED else ""
+    named = _named(sites)
     if silent:
         harm = (
             f"{n} call site{'s' if n > 1 else ''} now pass{'' if n > 1 else 'es'} arguments to "
@@ -112,19 +122,65 @@ def _blocking(change: Change, kind: str, where: str, what: str, sites: list[Call
             f"{n} call site{'s' if n > 1 else ''} now fail{'' if n > 1 else 's'} with a TypeError"
         )
         fix = "Update those calls in this PR, or keep the old name as an alias."
-    lines = [f"{s.path}:{s.line}: {s.code}\n    {_effects(s.effects)}" for s in sites[:_DETAILS]]
-    if n > _DETAILS:
-        lines.append(f"… ({n - _DETAILS} more call sites)")
+    if probable:
+        p = len(probable)
+        fix += (
+            f" {p} more call site{'s are' if p > 1 else ' is'} probably affected: "
+            f"{_named(probable)} ({_unknown(change)})."
+        )
     return Finding(
         kind=kind,
         severity=Severity.BLOCKING,
-        message=f"{where}: {what}. {harm}: {named}{more}. {fix}",
+        message=f"{where}: {what}. {harm}: {named}. {fix}",
         file=change.path,
         line=change.head.line,
-        details="\n".join(lines),
+        details=_listed([*sites, *probable]),
         revision="head",
         details_lang="text",  # a list of call sites, not a diff
     )
+
+
+def _probable(
+    change: Change, kind: str, where: str, what: str, probable: list[CallSite]
+) -> Finding:
+    """Only calls on receivers of unknown type: a warning, since the guess may be wrong."""
+    p = len(probable)
+    return Finding(
+        kind=kind,
+        severity=Severity.WARNING,
+        message=f"{where}: {what}. {p} call site{'s are' if p > 1 else ' is'} probably affected: "
+        f"{_named(probable)} ({_unknown(change)}). Update {'them' if p > 1 else 'it'} in this PR "
+        "if they call this method.",
+        file=change.path,
+        line=change.head.line,
+        details=_listed(probable),
+        revision="head",
+        details_lang="text",
+    )
+
+
+def _named(sites: list[CallSite]) -> str:
+    more = f" and {len(sites) - _LISTED} more" if len(sites) > _LISTED else ""
+    return ", ".join(f"`{s.path}:{s.line}`" for s in sites[:_LISTED]) + more
+
+
+def _unknown(change: Change) -> str:
+    method = change.full.rpartition(".")[2]
+    return (
+        f"what they call `{method}` on is not known, and `{method}` is the only method of that "
+        "name in this repository"
+    )
+
+
+def _listed(sites: list[CallSite]) -> str:
+    lines = [
+        f"{s.path}:{s.line}: {s.code}{'  (probably)' if s.probable else ''}\n"
+        f"    {_effects(s.effects)}"
+        for s in sites[:_DETAILS]
+    ]
+    if len(sites) > _DETAILS:
+        lines.append(f"… ({len(sites) - _DETAILS} more call sites)")
+    return "\n".join(lines)
 
 
 def _effects(said: Iterable[Effect]) -> str:
