@@ -96,8 +96,8 @@ def _zones(found: Survey, owners: Owners, *, has_model: bool) -> list[StarterZon
         why = ("config-docs", len(found.configs), len(found.docs), len(found.described))
         patterns = [*_config_patterns(found.configs), *docs]
         patterns += cover(found.described, found.python, suffix=".py") if found.described else []
-        files = [*found.configs, *found.docs, *found.described]
-        zones.append(_zone("config-docs", why, patterns, ("config-docs",), files, owners,
+        described = (*found.configs, *found.docs, *found.described)
+        zones.append(_zone("config-docs", why, patterns, ("config-docs",), described, owners,
                            has_model))  # fmt: skip
     return zones
 
