@@ -123,16 +123,28 @@ class Bindings:
             if bounds is None:
                 if len(rest) > 1:
                     return None
-                also = tuple(
-                    f"{q}.{rest[0]}" for b in self.bases.get(cls, ()) if (q := self.qualify(b))
-                )
-                return Meaning(How.METHOD, f"{cls}.{rest[0]}", also=also)
-            return _follow(self._agree(bounds, depth), rest[1:])
+                return self._method(cls, rest[0])
+            return self._follow(self._agree(bounds, depth), rest[1:])
         bounds = self._lookup(root, scope)
         if bounds is None:
             qualified = self.qualify(".".join(parts))
             return None if qualified is None else Meaning(How.NAMED, qualified)
-        return _follow(self._agree(bounds, depth), rest)
+        return self._follow(self._agree(bounds, depth), rest)
+
+    def _method(self, cls: str, name: str) -> Meaning:
+        """`name` of class ``cls``, or of its bases when ``cls`` is defined in this module."""
+        also = tuple(f"{q}.{name}" for b in self.bases.get(cls, ()) if (q := self.qualify(b)))
+        return Meaning(How.METHOD, f"{cls}.{name}", also=also)
+
+    def _follow(self, base: Meaning | None, rest: list[str]) -> Meaning | None:
+        """``base`` then its attributes ``rest``: a method of an instance, a name in a module."""
+        if base is None or not rest:
+            return base
+        if base.how is How.INSTANCE and len(rest) == 1:
+            return self._method(base.name, rest[0])
+        if base.how is How.NAMED and base.partial is None:
+            return Meaning(How.NAMED, ".".join([base.name, *rest]))
+        return None
 
     def _lookup(self, name: str, scope: int) -> list[_Bound] | None:
         while True:
@@ -173,17 +185,6 @@ class Bindings:
         if last.startswith("from_") and owner:
             return Meaning(How.INSTANCE, owner)
         return Meaning(How.INSTANCE, made.name) if last[:1].isupper() else None
-
-
-def _follow(base: Meaning | None, rest: list[str]) -> Meaning | None:
-    """``base`` then its attributes ``rest``: a method of an instance, a name inside a module."""
-    if base is None or not rest:
-        return base
-    if base.how is How.INSTANCE and len(rest) == 1:
-        return Meaning(How.METHOD, f"{base.name}.{rest[0]}")
-    if base.how is How.NAMED and base.partial is None:
-        return Meaning(How.NAMED, ".".join([base.name, *rest]))
-    return None
 
 
 def _bound(

@@ -253,6 +253,7 @@ def gpt_pr(repo: GitRepo, users: dict[str, str]) -> tuple[str, ...]:
     )
     finding = only(result, "parameter-required")
     assert "`device_type`" in finding.message
+    assert finding.severity is Severity.BLOCKING  # known, not merely probable
     if finding.details is None:
         return ()
     return tuple(line.split(": ")[0] for line in finding.details.splitlines() if ".py:" in line)
@@ -327,6 +328,26 @@ class Trainer:
 
     def optimizers(self):
         return self.model.configure_optimizers(0.1, 3e-4, (0.9, 0.95))
+""",
+    "super-call": """\
+from model import GPT
+
+
+class Tuned(GPT):
+    def optimizers(self, wd):
+        return super().configure_optimizers(wd, 3e-4, (0.9, 0.95))
+""",
+    "subclass-instance": """\
+from model import GPT
+
+
+class Tuned(GPT):
+    pass
+
+
+def main(config):
+    model = Tuned(config)
+    return model.configure_optimizers(0.1, 3e-4, (0.9, 0.95))
 """,
     "method-through-self": """\
 from model import GPT
