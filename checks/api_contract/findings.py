@@ -121,7 +121,11 @@ def _blocking(
         harm = (
             f"{n} call site{'s' if n > 1 else ''} now fail{'' if n > 1 else 's'} with a TypeError"
         )
-        fix = "Update those calls in this PR, or keep the old name as an alias."
+        fix = (
+            "Update those calls in this PR, or give the new parameter a default."
+            if kind == REQUIRED
+            else "Update those calls in this PR, or keep the old name as an alias."
+        )
     if probable:
         p = len(probable)
         fix += (
