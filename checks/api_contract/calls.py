@@ -21,7 +21,8 @@ from gradgate.checks.api_contract.names import bind_import, dotted, is_package, 
 
 __all__ = ["Call", "How", "module_calls"]
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_FUNCTIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})
+_BINDS = frozenset({ast.Assign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr})
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +65,7 @@ def module_calls(tree: ast.Module, path: str) -> list[Call]:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names[stmt.name] = f"{module}.{stmt.name}"
     walk = _Walk(module, package, Bindings(names), [])
-    _visit(tree, None, MODULE, walk, in_class_body=False)
+    _visit([tree], None, MODULE, walk, in_class_body=False)
     out = []
     for node, cls, scope in walk.calls:
         call = _resolve(node, cls, scope, walk.names)
@@ -73,48 +74,36 @@ def module_calls(tree: ast.Module, path: str) -> list[Call]:
     return out
 
 
-def _visit(root: ast.AST, cls: str | None, scope: int, walk: _Walk, *, in_class_body: bool) -> None:
-    """Collect calls, bindings, classes and imports below ``root`` (hot: every node of every
+def _visit(
+    roots: list[ast.AST], cls: str | None, scope: int, walk: _Walk, *, in_class_body: bool
+) -> None:
+    """Collect calls, bindings, classes and imports below ``roots`` (hot: every node of every
     file passes here, so children are read from `_fields` directly, not through the slower
     `ast.iter_child_nodes` generator)."""
-    stack = [root]
+    stack = roots[::-1]
     pop, push, extend = stack.pop, stack.append, stack.extend
     calls, names = walk.calls, walk.names
     while stack:
         node = pop()
         kind = type(node)
+        if kind is ast.Name or kind is ast.Constant:
+            continue  # leaves (a Name's only child is its Load/Store context): the most common
+        if kind is ast.Attribute:
+            push(node.value)  # type: ignore[attr-defined]
+            continue
         if kind is ast.Call:
             calls.append((node, cls, scope))  # type: ignore[arg-type]
-        elif kind is ast.Assign:
-            assert isinstance(node, ast.Assign)
-            for target in node.targets:
-                names.assign(target, node.value, scope, cls, in_class_body=in_class_body)
-        elif kind is ast.AnnAssign:
-            assert isinstance(node, ast.AnnAssign)
-            names.assign(node.target, node.value, scope, cls, in_class_body=in_class_body,
-                         annotation=node.annotation)  # fmt: skip
-        elif kind is ast.For or kind is ast.AsyncFor:
-            names.assign(ast.Tuple([node.target]), None, scope, cls, in_class_body=False)  # type: ignore[attr-defined]
-        elif kind is ast.withitem:
-            if node.optional_vars is not None:  # type: ignore[attr-defined]
-                names.assign(ast.Tuple([node.optional_vars]), None, scope, cls, in_class_body=False)  # type: ignore[attr-defined]
-        elif kind is ast.NamedExpr:
-            names.assign(node.target, node.value, scope, cls, in_class_body=False)  # type: ignore[attr-defined]
+        elif kind in _BINDS:
+            _binds(node, cls, scope, names, in_class_body=in_class_body)
         elif kind is ast.ClassDef:
             assert isinstance(node, ast.ClassDef)
             inner = f"{cls or walk.module}.{node.name}"
             names.bases[inner] = [".".join(p) for b in node.bases if (p := dotted(b))]
             extend([*node.bases, *node.keywords, *node.decorator_list])  # outside the class
-            for stmt in node.body:
-                _visit(stmt, inner, scope, walk, in_class_body=True)
+            _visit(node.body, inner, scope, walk, in_class_body=True)  # type: ignore[arg-type]
             continue
         elif kind in _FUNCTIONS:
             _function(node, cls, scope, walk)  # type: ignore[arg-type]
-            continue
-        elif kind is ast.Name or kind is ast.Constant:
-            continue  # leaves (a Name's only child is its Load/Store context)
-        elif kind is ast.Attribute:
-            push(node.value)  # type: ignore[attr-defined]
             continue
         elif kind is ast.Import or kind is ast.ImportFrom:
             bind_import(node, walk.package, names.names)  # type: ignore[arg-type]
@@ -127,6 +116,25 @@ def _visit(root: ast.AST, cls: str | None, scope: int, walk: _Walk, *, in_class_
                 push(value)
 
 
+def _binds(
+    node: ast.AST, cls: str | None, scope: int, names: Bindings, *, in_class_body: bool
+) -> None:
+    """The names an assignment, a loop, a `with ... as` or a `:=` binds."""
+    if isinstance(node, ast.Assign):
+        for target in node.targets:
+            names.assign(target, node.value, scope, cls, in_class_body=in_class_body)
+    elif isinstance(node, ast.AnnAssign):
+        names.assign(node.target, node.value, scope, cls, in_class_body=in_class_body,
+                     annotation=node.annotation)  # fmt: skip
+    elif isinstance(node, ast.For | ast.AsyncFor):
+        names.assign(ast.Tuple([node.target]), None, scope, cls, in_class_body=False)
+    elif isinstance(node, ast.withitem):
+        if node.optional_vars is not None:
+            names.assign(ast.Tuple([node.optional_vars]), None, scope, cls, in_class_body=False)
+    elif isinstance(node, ast.NamedExpr):
+        names.assign(node.target, node.value, scope, cls, in_class_body=False)
+
+
 def _function(
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, cls: str | None, scope: int,
     walk: _Walk,
@@ -137,14 +145,12 @@ def _function(
     outside: list[ast.AST] = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
     if not isinstance(node, ast.Lambda):
         outside += node.decorator_list
-    for item in outside:
-        _visit(item, cls, scope, walk, in_class_body=False)
+    _visit(outside, cls, scope, walk, in_class_body=False)
     inner = id(node)
     walk.names.parents[inner] = scope
     walk.names.parameters(args, inner, cls)
-    body = [node.body] if isinstance(node, ast.Lambda) else node.body
-    for stmt in body:
-        _visit(stmt, cls, inner, walk, in_class_body=False)
+    body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else [*node.body]
+    _visit(body, cls, inner, walk, in_class_body=False)
 
 
 def _resolve(node: ast.Call, cls: str | None, scope: int, names: Bindings) -> Call | None:
