@@ -11,7 +11,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 from gradgate.checks.api_contract.callsites import CallSite
-from gradgate.checks.api_contract.changes import Change, Effect
+from gradgate.checks.api_contract.changes import Change
+from gradgate.checks.api_contract.listing import listed, named, unknown
 from gradgate.checks.api_contract.losses import LossCall, Slot
 from gradgate.checks.api_contract.signatures import Signature
 from gradgate.checks.base import Finding, Severity
@@ -26,9 +27,6 @@ DEFAULT = "default-changed"
 SWAPPED = "loss-arguments-swapped"
 SWAPPED_BEFORE = "loss-arguments-swapped-at-base"
 SKIPPED = "api-file-skipped"
-
-_LISTED = 3  # call sites named in a message; the details list them all
-_DETAILS = 50  # call sites in the details
 
 
 def for_change(change: Change, sites: list[CallSite]) -> list[Finding]:
@@ -107,7 +105,7 @@ def _blocking(
 ) -> Finding:
     silent = [s for s in sites if any(e.kind == "moved" and e.now for e in s.effects)]
     n = len(sites)
-    named = _named(sites)
+    shown = named(sites)
     if silent:
         harm = (
             f"{n} call site{'s' if n > 1 else ''} now pass{'' if n > 1 else 'es'} arguments to "
@@ -130,15 +128,15 @@ def _blocking(
         p = len(probable)
         fix += (
             f" {p} more call site{'s are' if p > 1 else ' is'} probably affected: "
-            f"{_named(probable)} ({_unknown(change)})."
+            f"{named(probable)} ({unknown(change)})."
         )
     return Finding(
         kind=kind,
         severity=Severity.BLOCKING,
-        message=f"{where}: {what}. {harm}: {named}. {fix}",
+        message=f"{where}: {what}. {harm}: {shown}. {fix}",
         file=change.path,
         line=change.head.line,
-        details=_listed([*sites, *probable]),
+        details=listed([*sites, *probable]),
         revision="head",
         details_lang="text",  # a list of call sites, not a diff
     )
@@ -153,57 +151,14 @@ def _probable(
         kind=kind,
         severity=Severity.WARNING,
         message=f"{where}: {what}. {p} call site{'s are' if p > 1 else ' is'} probably affected: "
-        f"{_named(probable)} ({_unknown(change)}). Update {'them' if p > 1 else 'it'} in this PR "
+        f"{named(probable)} ({unknown(change)}). Update {'them' if p > 1 else 'it'} in this PR "
         "if they call this method.",
         file=change.path,
         line=change.head.line,
-        details=_listed(probable),
+        details=listed(probable),
         revision="head",
         details_lang="text",
     )
-
-
-def _named(sites: list[CallSite]) -> str:
-    more = f" and {len(sites) - _LISTED} more" if len(sites) > _LISTED else ""
-    return ", ".join(f"`{s.path}:{s.line}`" for s in sites[:_LISTED]) + more
-
-
-def _unknown(change: Change) -> str:
-    method = change.full.rpartition(".")[2]
-    return (
-        f"what they call `{method}` on is not known, and `{method}` is the only method of that "
-        "name in this repository"
-    )
-
-
-def _listed(sites: list[CallSite]) -> str:
-    lines = [
-        f"{s.path}:{s.line}: {s.code}{'  (probably)' if s.probable else ''}\n"
-        f"    {_effects(s.effects)}"
-        for s in sites[:_DETAILS]
-    ]
-    if len(sites) > _DETAILS:
-        lines.append(f"… ({len(sites) - _DETAILS} more call sites)")
-    return "\n".join(lines)
-
-
-def _effects(said: Iterable[Effect]) -> str:
-    parts = []
-    for e in said:
-        if e.kind == "moved":
-            now = f"now goes to `{e.now}`" if e.now else "now has no parameter to go to"
-            parts.append(f"`{e.argument}` went to `{e.was}`, {now}")
-        elif e.kind == "keyword-only":
-            parts.append(f"`{e.argument}` is passed positionally to `{e.now}`, now keyword-only")
-        elif e.kind == "renamed":
-            parts.append(f"passes `{e.argument}=`, now called `{e.now}`")
-        elif e.kind == "removed":
-            parts.append(f"passes `{e.argument}=`, no longer a parameter")
-        elif e.kind == "positional-only":
-            parts.append(f"passes `{e.argument}=` by keyword, now positional-only")
-        else:
-            parts.append(f"does not pass `{e.argument}`, now required")
-    return "; ".join(parts)
 
 
 def for_loss(
