@@ -2,10 +2,13 @@
 
 starter_config(paths, read)   the commented file, rendered from templates/starter.gradgate.yml.j2
 
-``survey`` sorts the files (model code, training code, configs, docs), ``cover`` turns each set
-into a few patterns, ``codeowners`` names each zone's owners; this module decides the zones, the
-checks each requires (those this version cannot run yet are shown commented out) and the
-sentence that says why each zone was proposed.
+``survey`` sorts the files (model, training and loss code, configs, docs and the code they
+name), ``cover`` turns each set into a few patterns, ``codeowners`` names each zone's owners;
+this module decides the zones, the checks each requires (those this version cannot run yet are
+shown commented out) and the sentence that says why each zone was proposed. Code zones require
+`api-contract` (a changed signature breaks callers; a loss call can be swapped) and, where the
+repository has docs, `config-docs` (a code change can break a README the PR never touched);
+the model checks once there is a `model:` entry point (issue 19).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ _NEEDS_MODEL = frozenset({"gradient", "checkpoint"})
 @dataclass(frozen=True, slots=True)
 class StarterZone:
     name: str
-    why: str  # why it was proposed: "modules", "named", "training" or "config-docs"
+    why: str  # why it was proposed: "modules", "named", "training", "losses" or "config-docs"
     counts: tuple[int, ...]  # the numbers the template words `why` with
     paths: tuple[str, ...]  # quoted for YAML
     checks: tuple[str, ...]  # required as written
@@ -39,15 +42,22 @@ class StarterZone:
     owners: tuple[str, ...]  # quoted for YAML; empty: a commented hint instead
 
 
-def starter_config(paths: Sequence[str], read: Callable[[str], bytes | None] | None = None) -> str:
+def starter_config(
+    paths: Sequence[str],
+    read: Callable[[str], bytes | None] | None = None,
+    *,
+    entrypoint: str | None = None,
+) -> str:
     """The commented `.gradgate.yml` that `gradgate init` writes for a repository whose tracked
-    files are ``paths``, read with ``read`` (None: names only, no file is read)."""
+    files are ``paths``, read with ``read`` (None: names only, no file is read). With
+    ``entrypoint`` (a model factory that exists), `model:` names it and the model checks run."""
     found = survey(paths, read or _unread)
     owners = Owners.read(read or _unread)
     return render_template(
         "starter.gradgate.yml.j2",
-        zones=_zones(found, paths, owners),
-        factory=_factory_hint(found),
+        zones=_zones(found, owners, has_model=entrypoint is not None),
+        factory=entrypoint or _factory_hint(found),
+        entrypoint=entrypoint is not None,
         check=_SHOWN_CHECK,
         settings=_settings(_SHOWN_CHECK),
     )
@@ -66,25 +76,29 @@ def _factory_hint(found: Survey) -> str:
     return f"{module.replace('/', '.')}:build_model"
 
 
-def _zones(found: Survey, paths: Sequence[str], owners: Owners) -> list[StarterZone]:
+def _zones(found: Survey, owners: Owners, *, has_model: bool) -> list[StarterZone]:
     zones = []
     model = list(found.model) or _model_by_name(found.python)
+    docs = _doc_patterns(found.docs)
+    # Code the docs may describe: a change there can break a README the PR never touched.
+    code: tuple[str, ...] = ("protected", "api-contract", *(("config-docs",) if docs else ()))
     why: tuple[str | int, ...]
     if model:
         why = ("modules" if found.model else "named", len(model))
         patterns = cover(model, found.python, suffix=".py")
-        wanted = ("protected", "gradient", "checkpoint")
-        zones.append(_zone("model-core", why, patterns, wanted, model, owners))
-    if found.training:
-        why = ("training", len(found.training))
-        patterns = cover(found.training, found.python, suffix=".py")
-        zones.append(_zone("training", why, patterns, ("protected", "api-contract"),
-                           found.training, owners))  # fmt: skip
-    configs, docs = _config_patterns(found.configs), _doc_patterns(found.docs)
+        wanted = (*code, "gradient", "checkpoint")
+        zones.append(_zone("model-core", why, patterns, wanted, model, owners, has_model))
+    for name, files in (("training", found.training), ("losses", found.losses)):
+        if files:
+            patterns = cover(files, found.python, suffix=".py")
+            zones.append(_zone(name, (name, len(files)), patterns, code, files, owners, has_model))
     if docs:  # the docs are checked even without configs: their imports and commands
-        why = ("config-docs", len(found.configs), len(found.docs))
-        zones.append(_zone("config-docs", why, configs + docs, ("config-docs",),
-                           [*found.configs, *found.docs], owners))  # fmt: skip
+        why = ("config-docs", len(found.configs), len(found.docs), len(found.described))
+        patterns = [*_config_patterns(found.configs), *docs]
+        patterns += cover(found.described, found.python, suffix=".py") if found.described else []
+        described = (*found.configs, *found.docs, *found.described)
+        zones.append(_zone("config-docs", why, patterns, ("config-docs",), described, owners,
+                           has_model))  # fmt: skip
     return zones
 
 
@@ -95,12 +109,13 @@ def _zone(
     wanted: tuple[str, ...],
     files: Sequence[str],
     owners: Owners,
+    has_model: bool,
 ) -> StarterZone:
     checks, waiting = [], []
     for check in wanted:
         if not REGISTRY[check].available:
             waiting.append((check, "not yet available in this version of gradgate"))
-        elif check in _NEEDS_MODEL:
+        elif check in _NEEDS_MODEL and not has_model:
             waiting.append((check, "set `model:` above first"))
         else:
             checks.append(check)

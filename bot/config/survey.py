@@ -6,7 +6,10 @@ user code. Model code is a Python file that defines a subclass of ``torch.nn.Mod
 class of the repository that does (timm's layers derive from its own base classes). Class
 headers are found with a regular expression and each header is parsed with ``ast``: parsing
 every file whole costs ~10 s on a repository the size of timm (1,700 files), the headers
-alone well under one. Training code calls ``.backward()`` or ``<optimizer>.step()``.
+alone well under one. Training code calls ``.backward()`` or ``<optimizer>.step()``. Loss code
+(outside those) is named like it (`losses.py`, `criterion.py`) or defines a `..._loss` function.
+Described code is the Python files the docs name (`python sample.py`), beside the doc or from
+the root: a change there can contradict a doc the pull request never touched.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ _DOC_SUFFIXES = (".md", ".mdx", ".rst")
 _CLASS = re.compile(rb"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^()]*(?:\([^()]*\)[^()]*)*)\)[ \t]*:", re.M)
 _BACKWARD = re.compile(rb"\.backward\(|\b\w*(?:optim|optimizer|opt)\w*\.step\(")
 _TORCH_BASES = frozenset({"Module", "LightningModule"})  # any `nn.X` counts as well
+_LOSS_DEF = re.compile(rb"^[ \t]*def[ \t]+\w*loss\w*[ \t]*\(", re.M | re.I)
+_LOSS_NAME = re.compile(r"loss|criterion", re.I)
+_SCRIPT = re.compile(r"(?<![\w/.-])((?:\.{0,2}/)?[\w./-]*\w\.py)\b")  # `python tools/plot.py`
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +41,8 @@ class Survey:
     packages: tuple[str, ...]  # the project's packages, from its packaging files
     model: tuple[str, ...]  # Python files that define nn.Module subclasses
     training: tuple[str, ...]  # Python files that call backward() or an optimizer's step()
+    losses: tuple[str, ...]  # other Python files that define losses
+    described: tuple[str, ...]  # other Python files the docs name
     configs: tuple[str, ...]
     docs: tuple[str, ...]
     python: tuple[str, ...]  # every Python file considered (the model zone's universe)
@@ -51,14 +59,54 @@ def survey(paths: Sequence[str], read: Callable[[str], bytes | None]) -> Survey:
     training = [p for p, data in sources.items() if _BACKWARD.search(data)]
     configs = [p for p in paths if _is_config(p)]
     docs = [p for p in paths if _is_doc(p)]
+    training = [p for p in training if p not in model_set]
+    zoned = model_set | set(training)
+    losses = [p for p, data in sources.items() if p not in zoned and _is_loss(p, data)]
+    zoned |= set(losses)
+    described = [p for p in _named_in(docs, python, read) if p not in zoned]
     return Survey(
         packages=_packages(paths, read),
         model=tuple(model),
-        training=tuple(p for p in training if p not in model_set),
+        training=tuple(training),
+        losses=tuple(losses),
+        described=tuple(described),
         configs=tuple(configs),
         docs=tuple(docs),
         python=tuple(python),
     )
+
+
+def _is_loss(path: str, source: bytes) -> bool:
+    stem = path.rsplit("/", 1)[-1].removesuffix(".py")
+    return bool(_LOSS_NAME.search(stem) or _LOSS_DEF.search(source))
+
+
+def _named_in(
+    docs: Sequence[str], python: Sequence[str], read: Callable[[str], bytes | None]
+) -> list[str]:
+    """The Python files of ``python`` that a doc names: from the doc's folder or the root."""
+    known = set(python)
+    found: set[str] = set()
+    for doc in docs:
+        text = (read(doc) or b"").decode("utf-8", "replace")
+        folder = doc.rpartition("/")[0]
+        for name in _SCRIPT.findall(text):
+            for path in (_joined(folder, name), _joined("", name)):
+                if path in known:
+                    found.add(path)
+    return sorted(found)
+
+
+def _joined(folder: str, name: str) -> str:
+    parts: list[str] = folder.split("/") if folder else []
+    for part in name.split("/"):
+        if part == "..":
+            if not parts:
+                return ""
+            parts.pop()
+        elif part not in ("", "."):
+            parts.append(part)
+    return "/".join(parts)
 
 
 def _project_file(path: str) -> bool:

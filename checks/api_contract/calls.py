@@ -3,36 +3,44 @@
 A call is resolved the way a reader would, statically: through the module's imports and
 definitions (`F.cross_entropy` -> `torch.nn.functional.cross_entropy`, `weighted_loss` ->
 `pkg.losses.weighted_loss`), through `self` inside a class (`self.m(...)` is `Class.m`, or the
-same method of a base class), and through instances made in the same module (`crit =
-nn.CrossEntropyLoss()` then `crit(a, b)`; `self.crit = FocalLoss()` then `self.crit(a, b)`).
-Calls it cannot resolve (`batch["fn"](x)`, an argument called) are left out.
+same method of a base class), and through the names the module binds (``bindings``): aliases
+and partials (`loss_fn = F.cross_entropy`), instances (`crit = nn.CrossEntropyLoss()`,
+`self.crit = FocalLoss()`, `model = GPT.from_pretrained(name)`, a parameter `model: GPT`).
+A method called on something whose type is unknown (`model.configure_optimizers(...)` on a
+parameter) is kept by its name alone, as PROBABLE. Other calls (`batch["fn"](x)`, an argument
+called) are left out.
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from enum import StrEnum
 
+from gradgate.checks.api_contract.bindings import MODULE, Bindings, How, Meaning
 from gradgate.checks.api_contract.names import bind_import, dotted, is_package, module_name
 
+__all__ = ["Call", "How", "module_calls"]
 
-class How(StrEnum):
-    NAMED = "named"  # `f(...)`, `mod.f(...)`, `Class(...)`, `Class.method(...)`: target is the name
-    INSTANCE = "instance"  # `obj(...)` on an instance of the class ``target``
-    METHOD = "method"  # `obj.m(...)` or `self.m(...)`: target is `Class.m`
+_FUNCTIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})
+_BINDS = frozenset({ast.Assign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr})
 
 
 @dataclass(frozen=True, slots=True)
 class Call:
     how: How
     target: str
-    node: ast.Call
+    node: ast.Call  # the call as written
     also: tuple[str, ...] = ()  # `self.m(...)`: the same method on the class's bases
+    bound: ast.Call | None = None  # through `functools.partial`: the call it makes
 
     @property
     def line(self) -> int:
         return self.node.lineno
+
+    @property
+    def effective(self) -> ast.Call:
+        """The call as the callee receives it: a partial's arguments first."""
+        return self.bound or self.node
 
     def targets(self) -> tuple[str, ...]:
         return (self.target, *self.also)
@@ -42,66 +50,63 @@ class Call:
 class _Walk:
     """What one walk collects before calls can be resolved (an instance may be made below)."""
 
-    names: dict[str, str]
-    calls: list[tuple[ast.Call, str | None]]
-    made: dict[str, set[str]]  # local name -> the dotted callee that made it
-    attrs: dict[tuple[str, str], set[str]]  # (class, attribute) -> the dotted callee
-    bases: dict[str, list[str]]  # class -> its bases, dotted
+    module: str
+    package: str
+    names: Bindings
+    calls: list[tuple[ast.Call, str | None, int]]  # the call, its class, its function scope
 
 
 def module_calls(tree: ast.Module, path: str) -> list[Call]:
     """The resolvable calls of the module at ``path``, in no particular order."""
     module = module_name(path)
     package = module if is_package(path) else module.rpartition(".")[0]
-    walk = _walk(tree, module, package)
+    names: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names[stmt.name] = f"{module}.{stmt.name}"
+    walk = _Walk(module, package, Bindings(names), [])
+    _visit([tree], None, MODULE, walk, in_class_body=False)
     out = []
-    for node, scope in walk.calls:
-        call = _resolve(node, scope, walk)
+    for node, cls, scope in walk.calls:
+        call = _resolve(node, cls, scope, walk.names)
         if call is not None:
             out.append(call)
     return out
 
 
-def _walk(tree: ast.Module, module: str, package: str) -> _Walk:
-    names: dict[str, str] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names[stmt.name] = f"{module}.{stmt.name}"
-    walk = _Walk(names, [], {}, {}, {})
-    _visit(tree, None, module, package, walk)
-    return walk
-
-
-def _visit(root: ast.AST, scope: str | None, module: str, package: str, walk: _Walk) -> None:
-    """Collect calls, instances made, classes and imports below ``root`` (hot: every node of
-    every file passes here, so children are read from `_fields` directly, not through the
-    slower `ast.iter_child_nodes` generator)."""
-    stack = [root]
+def _visit(
+    roots: list[ast.AST], cls: str | None, scope: int, walk: _Walk, *, in_class_body: bool
+) -> None:
+    """Collect calls, bindings, classes and imports below ``roots`` (hot: every node of every
+    file passes here, so children are read from `_fields` directly, not through the slower
+    `ast.iter_child_nodes` generator)."""
+    stack = roots[::-1]
     pop, push, extend = stack.pop, stack.append, stack.extend
-    calls = walk.calls
-    for_class = scope
+    calls, names = walk.calls, walk.names
     while stack:
         node = pop()
         kind = type(node)
-        if kind is ast.Call:
-            calls.append((node, for_class))  # type: ignore[arg-type]
-        elif kind is ast.Assign or kind is ast.AnnAssign:
-            _made(node, for_class, walk)  # type: ignore[arg-type]
-        elif kind is ast.ClassDef:
-            assert isinstance(node, ast.ClassDef)
-            inner = f"{for_class or module}.{node.name}"
-            walk.bases[inner] = [".".join(p) for b in node.bases if (p := dotted(b))]
-            extend([*node.bases, *node.keywords, *node.decorator_list])  # outside the class
-            for stmt in node.body:
-                _visit(stmt, inner, module, package, walk)
-            continue
-        elif kind is ast.Name or kind is ast.Constant:
-            continue  # leaves (a Name's only child is its Load/Store context)
-        elif kind is ast.Attribute:
+        if kind is ast.Name or kind is ast.Constant:
+            continue  # leaves (a Name's only child is its Load/Store context): the most common
+        if kind is ast.Attribute:
             push(node.value)  # type: ignore[attr-defined]
             continue
+        if kind is ast.Call:
+            calls.append((node, cls, scope))  # type: ignore[arg-type]
+        elif kind in _BINDS:
+            _binds(node, cls, scope, names, in_class_body=in_class_body)
+        elif kind is ast.ClassDef:
+            assert isinstance(node, ast.ClassDef)
+            inner = f"{cls or walk.module}.{node.name}"
+            names.bases[inner] = [".".join(p) for b in node.bases if (p := dotted(b))]
+            extend([*node.bases, *node.keywords, *node.decorator_list])  # outside the class
+            _visit(node.body, inner, scope, walk, in_class_body=True)  # type: ignore[arg-type]
+            continue
+        elif kind in _FUNCTIONS:
+            _function(node, cls, scope, walk)  # type: ignore[arg-type]
+            continue
         elif kind is ast.Import or kind is ast.ImportFrom:
-            bind_import(node, package, walk.names)  # type: ignore[arg-type]
+            bind_import(node, walk.package, names.names)  # type: ignore[arg-type]
             continue
         for name in node._fields:
             value = getattr(node, name, None)
@@ -111,66 +116,81 @@ def _visit(root: ast.AST, scope: str | None, module: str, package: str, walk: _W
                 push(value)
 
 
-def _made(node: ast.Assign | ast.AnnAssign, scope: str | None, walk: _Walk) -> None:
-    """`x = C(...)` and `self.x = C(...)`: remember what made the instance."""
-    value = node.value
-    if not isinstance(value, ast.Call) or (callee := dotted(value.func)) is None:
-        return
-    made = ".".join(callee)
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-    for target in targets:
-        if isinstance(target, ast.Name):
-            walk.made.setdefault(target.id, set()).add(made)
-        elif (
-            scope is not None
-            and isinstance(target, ast.Attribute)
-            and isinstance(target.value, ast.Name)
-            and target.value.id == "self"
-        ):
-            walk.attrs.setdefault((scope, target.attr), set()).add(made)
+def _binds(
+    node: ast.AST, cls: str | None, scope: int, names: Bindings, *, in_class_body: bool
+) -> None:
+    """The names an assignment, a loop, a `with ... as` or a `:=` binds."""
+    if isinstance(node, ast.Assign):
+        for target in node.targets:
+            names.assign(target, node.value, scope, cls, in_class_body=in_class_body)
+    elif isinstance(node, ast.AnnAssign):
+        names.assign(node.target, node.value, scope, cls, in_class_body=in_class_body,
+                     annotation=node.annotation)  # fmt: skip
+    elif isinstance(node, ast.For | ast.AsyncFor):
+        names.assign(ast.Tuple([node.target]), None, scope, cls, in_class_body=False)
+    elif isinstance(node, ast.withitem):
+        if node.optional_vars is not None:
+            names.assign(ast.Tuple([node.optional_vars]), None, scope, cls, in_class_body=False)
+    elif isinstance(node, ast.NamedExpr):
+        names.assign(node.target, node.value, scope, cls, in_class_body=False)
 
 
-def _qualify(name: str, walk: _Walk) -> str | None:
-    root, dot, rest = name.partition(".")
-    bound = walk.names.get(root)
-    return None if bound is None else bound + dot + rest
+def _function(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, cls: str | None, scope: int,
+    walk: _Walk,
+) -> None:  # fmt: skip
+    """A function's decorators, defaults and annotations belong to the enclosing scope; its
+    parameters and body to a scope of its own."""
+    args = node.args
+    outside: list[ast.AST] = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    if not isinstance(node, ast.Lambda):
+        outside += node.decorator_list
+    _visit(outside, cls, scope, walk, in_class_body=False)
+    inner = id(node)
+    walk.names.parents[inner] = scope
+    walk.names.parameters(args, inner, cls)
+    body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else [*node.body]
+    _visit(body, cls, inner, walk, in_class_body=False)
 
 
-def _instance(made: set[str] | None, walk: _Walk) -> str | None:
-    """The class an instance was made from, when every assignment agrees."""
-    if not made or len(made) > 1:
-        return None
-    return _qualify(next(iter(made)), walk)
-
-
-def _resolve(node: ast.Call, scope: str | None, walk: _Walk) -> Call | None:
+def _resolve(node: ast.Call, cls: str | None, scope: int, names: Bindings) -> Call | None:
     func = node.func
     if isinstance(func, ast.Call):  # `nn.CrossEntropyLoss()(a, b)`
         inner = dotted(func.func)
-        cls = None if inner is None else _qualify(".".join(inner), walk)
-        return None if cls is None else Call(How.INSTANCE, cls, node)
-    parts = dotted(func)
-    if parts is None:
-        return None
-    root = parts[0]
-    if root in ("self", "cls") and scope is not None and len(parts) in (2, 3):
-        cls = _instance(walk.attrs.get((scope, parts[1])), walk)
-        if cls is not None:
-            if len(parts) == 2:
-                return Call(How.INSTANCE, cls, node)
-            return Call(How.METHOD, f"{cls}.{parts[2]}", node)
-        if len(parts) == 2:
-            bases = tuple(
-                f"{q}.{parts[1]}" for b in walk.bases.get(scope, ()) if (q := _qualify(b, walk))
-            )
-            return Call(How.METHOD, f"{scope}.{parts[1]}", node, bases)
-        return None
-    if root in walk.made and len(parts) <= 2:
-        cls = _instance(walk.made[root], walk)
-        if cls is None:
+        made = None if inner is None else names.meaning(inner, scope, cls)
+        if made is None or made.how is not How.NAMED or made.partial is not None:
             return None
-        if len(parts) == 1:
-            return Call(How.INSTANCE, cls, node)
-        return Call(How.METHOD, f"{cls}.{parts[1]}", node)
-    qualified = _qualify(".".join(parts), walk)
-    return None if qualified is None else Call(How.NAMED, qualified, node)
+        return Call(How.INSTANCE, made.name, node)
+    parts = dotted(func)
+    meaning = None if parts is None else names.meaning(parts, scope, cls)
+    if meaning is None:
+        if isinstance(func, ast.Attribute):  # a method of something unknown
+            return _super(node, func, cls, names) or Call(How.PROBABLE, func.attr, node)
+        return None
+    return _call(node, meaning)
+
+
+def _call(node: ast.Call, meaning: Meaning) -> Call:
+    partial = meaning.partial
+    if partial is None:
+        return Call(meaning.how, meaning.name, node, meaning.also)
+    bound = ast.Call(
+        func=partial.args[0],
+        args=[*partial.args[1:], *node.args],
+        keywords=[*partial.keywords, *node.keywords],
+    )
+    return Call(meaning.how, meaning.name, node, meaning.also, ast.copy_location(bound, node))
+
+
+def _super(node: ast.Call, func: ast.Attribute, cls: str | None, names: Bindings) -> Call | None:
+    """`super().m(...)` in a method: the method of the class's bases."""
+    inner = func.value
+    if not (
+        cls is not None
+        and isinstance(inner, ast.Call)
+        and isinstance(inner.func, ast.Name)
+        and inner.func.id == "super"
+    ):
+        return None
+    found = [f"{q}.{func.attr}" for b in names.bases.get(cls, ()) if (q := names.qualify(b))]
+    return Call(How.METHOD, found[0], node, tuple(found[1:])) if found else None

@@ -5,12 +5,17 @@ class, `forward` by calls of an instance, a method by `obj.m` and `self.m`), ind
 last name. The check's single pass over the Python files at head asks `mentions` of each
 file's bytes (a file that names none of them is not even parsed) and hands the resolved calls
 of the others to `collect`. The cost is one walk per file, however many signatures changed.
+
+A method called on something of unknown type (`model.configure_optimizers(...)` on a
+parameter) is *probably* a call site when no other `def` in the repository has that name: the
+files that could hold one are the files that mention it, all of which `collect` sees.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -37,6 +42,7 @@ class CallSite:
     line: int
     code: str  # the call as code, shortened
     effects: tuple[Effect, ...]
+    probable: bool = False  # the receiver's type is unknown; the method's name is unique
 
 
 def _targets(change: Change) -> Iterable[tuple[str, _Target]]:
@@ -65,15 +71,23 @@ class CallIndex:
     found: dict[str, list[CallSite]] = field(default_factory=dict)  # change -> its call sites
     _mentions: re.Pattern[bytes] | None = None
     _base_calls: dict[str, set[str]] = field(default_factory=dict)  # base path -> call dumps
+    _defs: re.Pattern[bytes] | None = None  # a `def` of a changed method's name
+    _defined: Counter[str] = field(default_factory=Counter)  # method name -> `def`s seen
 
     def __post_init__(self) -> None:
+        methods = set()
         for change in self.changes:
             self.found[change.full] = []
             for last, target in _targets(change):
                 self.index.setdefault(last, []).append(target)
+                if target.how is How.METHOD:
+                    methods.add(last)
         if self.index:
             words = b"|".join(re.escape(k.encode()) for k in self.index)
             self._mentions = re.compile(rb"\b(?:" + words + rb")\b")
+        if methods:
+            words = b"|".join(re.escape(k.encode()) for k in sorted(methods))
+            self._defs = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(" + words + rb")\b", re.M)
 
     def mentions(self, data: bytes) -> bool:
         """Can the file hold a call of a target? (It names one: a cheap test on the bytes.)"""
@@ -91,20 +105,35 @@ class CallIndex:
         """Record the affected calls among a head file's ``calls``. ``changed``: the PR touches
         the file (``base_path``: where it was at base; None when added), so a call there may
         have been written for the new signature."""
+        if self._defs is not None:
+            data = sources.read("head", path) or b""
+            self._defined.update(m.group(1).decode() for m in self._defs.finditer(data))
         for call in calls:
             target = self._match(call)
             if target is None:
                 continue
             unchanged = not changed or self._stood(path, call, sources, base_path)
-            said = effects(target.change, call.node, implicit=target.implicit, unchanged=unchanged)
+            said = effects(
+                target.change, call.effective, implicit=target.implicit, unchanged=unchanged
+            )
             if said:
-                site = CallSite(path, call.line, _shown(call.node), tuple(said))
+                probable = call.how is How.PROBABLE
+                site = CallSite(path, call.line, _shown(call.node), tuple(said), probable)
                 self.found[target.change.full].append(site)
 
     def sites(self, change: Change) -> list[CallSite]:
-        return sorted(self.found.get(change.full, []), key=lambda s: (s.path, s.line))
+        """The affected call sites of ``change``; the probable ones only while no other `def`
+        in the repository has the method's name."""
+        unique = self._defined[change.full.rpartition(".")[2]] <= 1
+        found = [s for s in self.found.get(change.full, []) if unique or not s.probable]
+        return sorted(found, key=lambda s: (s.path, s.line))
 
     def _match(self, call: Call) -> _Target | None:
+        if call.how is How.PROBABLE:
+            for target in self.index.get(call.target, ()):
+                if target.how is How.METHOD:
+                    return target
+            return None
         for name in call.targets():
             for target in self.index.get(name.rpartition(".")[2], ()):
                 if target.how is call.how and names_match(name, target.name):

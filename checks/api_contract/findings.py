@@ -11,7 +11,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 from gradgate.checks.api_contract.callsites import CallSite
-from gradgate.checks.api_contract.changes import Change, Effect
+from gradgate.checks.api_contract.changes import Change
+from gradgate.checks.api_contract.listing import listed, named, unknown
 from gradgate.checks.api_contract.losses import LossCall, Slot
 from gradgate.checks.api_contract.signatures import Signature
 from gradgate.checks.base import Finding, Severity
@@ -28,9 +29,6 @@ SWAPPED_BEFORE = "loss-arguments-swapped-at-base"
 SKIPPED = "api-file-skipped"
 BROKEN = "api-module-broken"
 
-_LISTED = 3  # call sites named in a message; the details list them all
-_DETAILS = 50  # call sites in the details
-
 
 def for_change(change: Change, sites: list[CallSite]) -> list[Finding]:
     """Blocking when some call site is affected; otherwise a warning or note on the change
@@ -39,8 +37,12 @@ def for_change(change: Change, sites: list[CallSite]) -> list[Finding]:
     kind, what = _what_changed(change)
     if kind is not None:
         where = f"`{_short(change)}`"
-        if sites:
-            out.append(_blocking(change, kind, where, what, sites))
+        known = [s for s in sites if not s.probable]
+        probable = [s for s in sites if s.probable]
+        if known:
+            out.append(_blocking(change, kind, where, what, known, probable))
+        elif probable:
+            out.append(_probable(change, kind, where, what, probable))
         else:
             public = not any(part.startswith("_") for part in change.head.qualname.split("."))
             silent = kind == REORDERED
@@ -94,11 +96,17 @@ def _what_changed(change: Change) -> tuple[str | None, str]:
     return None, ""
 
 
-def _blocking(change: Change, kind: str, where: str, what: str, sites: list[CallSite]) -> Finding:
+def _blocking(
+    change: Change,
+    kind: str,
+    where: str,
+    what: str,
+    sites: list[CallSite],
+    probable: list[CallSite],
+) -> Finding:
     silent = [s for s in sites if any(e.kind == "moved" and e.now for e in s.effects)]
     n = len(sites)
-    named = ", ".join(f"`{s.path}:{s.line}`" for s in sites[:_LISTED])
-    more = f" and {n - _LISTED} more" if n > _LISTED else ""
+    shown = named(sites)
     if silent:
         harm = (
             f"{n} call site{'s' if n > 1 else ''} now pass{'' if n > 1 else 'es'} arguments to "
@@ -112,39 +120,46 @@ def _blocking(change: Change, kind: str, where: str, what: str, sites: list[Call
         harm = (
             f"{n} call site{'s' if n > 1 else ''} now fail{'' if n > 1 else 's'} with a TypeError"
         )
-        fix = "Update those calls in this PR, or keep the old name as an alias."
-    lines = [f"{s.path}:{s.line}: {s.code}\n    {_effects(s.effects)}" for s in sites[:_DETAILS]]
-    if n > _DETAILS:
-        lines.append(f"… ({n - _DETAILS} more call sites)")
+        fix = (
+            "Update those calls in this PR, or give the new parameter a default."
+            if kind == REQUIRED
+            else "Update those calls in this PR, or keep the old name as an alias."
+        )
+    if probable:
+        p = len(probable)
+        fix += (
+            f" {p} more call site{'s are' if p > 1 else ' is'} probably affected: "
+            f"{named(probable)} ({unknown(change)})."
+        )
     return Finding(
         kind=kind,
         severity=Severity.BLOCKING,
-        message=f"{where}: {what}. {harm}: {named}{more}. {fix}",
+        message=f"{where}: {what}. {harm}: {shown}. {fix}",
         file=change.path,
         line=change.head.line,
-        details="\n".join(lines),
+        details=listed([*sites, *probable]),
         revision="head",
         details_lang="text",  # a list of call sites, not a diff
     )
 
 
-def _effects(said: Iterable[Effect]) -> str:
-    parts = []
-    for e in said:
-        if e.kind == "moved":
-            now = f"now goes to `{e.now}`" if e.now else "now has no parameter to go to"
-            parts.append(f"`{e.argument}` went to `{e.was}`, {now}")
-        elif e.kind == "keyword-only":
-            parts.append(f"`{e.argument}` is passed positionally to `{e.now}`, now keyword-only")
-        elif e.kind == "renamed":
-            parts.append(f"passes `{e.argument}=`, now called `{e.now}`")
-        elif e.kind == "removed":
-            parts.append(f"passes `{e.argument}=`, no longer a parameter")
-        elif e.kind == "positional-only":
-            parts.append(f"passes `{e.argument}=` by keyword, now positional-only")
-        else:
-            parts.append(f"does not pass `{e.argument}`, now required")
-    return "; ".join(parts)
+def _probable(
+    change: Change, kind: str, where: str, what: str, probable: list[CallSite]
+) -> Finding:
+    """Only calls on receivers of unknown type: a warning, since the guess may be wrong."""
+    p = len(probable)
+    return Finding(
+        kind=kind,
+        severity=Severity.WARNING,
+        message=f"{where}: {what}. {p} call site{'s are' if p > 1 else ' is'} probably affected: "
+        f"{named(probable)} ({unknown(change)}). Update {'them' if p > 1 else 'it'} in this PR "
+        "if they call this method.",
+        file=change.path,
+        line=change.head.line,
+        details=listed(probable),
+        revision="head",
+        details_lang="text",
+    )
 
 
 def for_loss(

@@ -128,10 +128,12 @@ class LossCall:
 
     @property
     def shown(self) -> str:
-        """The loss as the reader knows it: `F.cross_entropy` as written, or the module class."""
+        """The loss as the reader knows it: `F.cross_entropy` as written, or the module class;
+        through an alias (`loss_fn(...)`), what the alias stands for."""
         if self.call.how is How.INSTANCE:
             return self.call.target.rpartition(".")[2]
-        return ast.unparse(self.call.node.func)
+        written = ast.unparse(self.call.node.func)
+        return written if written.rpartition(".")[2] == self.loss else f"F.{self.loss}"
 
 
 def loss_calls(calls: list[Call]) -> list[LossCall]:
@@ -142,7 +144,7 @@ def loss_calls(calls: list[Call]) -> list[LossCall]:
         if loss is None:
             continue
         slots = FUNCTIONAL[loss]
-        args = _bind(call.node, slots)
+        args = _bind(call.effective, slots)
         dumps = tuple("" if a is None else ast.dump(a) for a in args)
         out.append(LossCall(loss, call, slots, args, (loss, *dumps)))
     return out

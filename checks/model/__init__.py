@@ -7,6 +7,8 @@ Parent side (gradgate's interpreter):
   device.py     `device: auto | cpu | cuda` -> the device a run uses
   run.py        run_model_program: a child-side program on the model at one revision; the
                 child's own problems (no inputs, wrong return type, no CUDA) become ModelError
+  beside.py     the config's folder as the child sees it (copies of the factory when the folder
+                holds the source repository: an uncommitted config in the working tree)
   problems.py   those problems in words
 
 Child side (the user's interpreter: stdlib and torch only, Python 3.9+):

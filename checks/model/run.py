@@ -2,8 +2,9 @@
 
 The entrypoint travels as the sandbox's target, resolved in the revision's tree, else next to a
 config given with --config (whose folder also goes on the child's ``sys.path``, after the
-revision's root). The program's ``kwargs`` carry the spec under ``model`` and the check's own
-settings beside it.
+revision's root; a folder that holds the source repository is replaced by copies of the
+factory files, ``beside``). The program's ``kwargs`` carry the spec under ``model`` and the
+check's own settings beside it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from gradgate.checks.base import CheckContext, UserCodeSettings
 from gradgate.checks.errors import ModelError, SandboxError
+from gradgate.checks.model.beside import config_folder
 from gradgate.checks.model.crash import crash_text
 from gradgate.checks.model.problems import describe
 from gradgate.checks.model.spec import ModelSpec
@@ -56,30 +58,31 @@ def run_model_program(
     writes (the other revision's tree, weights handed from the base run to the head run); the
     config's folder is readable always. Under bubblewrap the child sees nothing else.
     """
-    target = entry_target(spec, root=root, config_dir=ctx.config_dir)
-    extra_path = [] if ctx.config_dir is None else [str(ctx.config_dir)]
-    payload = {**(kwargs or {}), "model": {**spec.as_request(), "extra_path": extra_path}}
-    try:
-        value = run_user_code(
-            ctx,
-            settings,
-            target=target,
-            root=root,
-            revision=revision,
-            program=program,
-            kwargs=payload,
-            timeout_s=timeout_s,
-            device=device,
-            seed=seed,
-            readable=[*readable, *(() if ctx.config_dir is None else (ctx.config_dir,))],
-            writable=writable,
-        )
-    except SandboxError as exc:  # the user's code crashed: say so in lines a user reads
-        text = crash_text(
-            str(exc), roots=(root, root.resolve()), python=ctx.python or sys.executable,
-            config_dir=ctx.config_dir,
-        )  # fmt: skip
-        raise SandboxError(text, kind=exc.kind, revision=exc.revision) from None
+    with config_folder(ctx.config_dir, spec, root=root) as config_dir:
+        target = entry_target(spec, root=root, config_dir=config_dir)
+        extra_path = [] if config_dir is None else [str(config_dir)]
+        payload = {**(kwargs or {}), "model": {**spec.as_request(), "extra_path": extra_path}}
+        try:
+            value = run_user_code(
+                ctx,
+                settings,
+                target=target,
+                root=root,
+                revision=revision,
+                program=program,
+                kwargs=payload,
+                timeout_s=timeout_s,
+                device=device,
+                seed=seed,
+                readable=[*readable, *(() if config_dir is None else (config_dir,))],
+                writable=writable,
+            )
+        except SandboxError as exc:  # the user's code crashed: say so in lines a user reads
+            text = crash_text(
+                str(exc), roots=(root, root.resolve()), python=ctx.python or sys.executable,
+                config_dir=config_dir,
+            )  # fmt: skip
+            raise SandboxError(text, kind=exc.kind, revision=exc.revision) from None
     if isinstance(value, dict) and isinstance(value.get("problem"), dict):
         problem = value["problem"]
         where = target_label(parse_target(target).text, revision)

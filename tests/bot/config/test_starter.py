@@ -34,7 +34,7 @@ NANOGPT = [
         pytest.param(
             NANOGPT,
             [
-                ("model-core", ("/model.py",), ("protected",)),
+                ("model-core", ("/model.py",), ("protected", "api-contract", "config-docs")),
                 (
                     "config-docs",
                     ("/config/**", "/configs/**", "README.md", "docs/**"),
@@ -45,7 +45,7 @@ NANOGPT = [
         ),
         pytest.param(
             ["src/pkg/models/gpt.py", "src/pkg/models/layers/attn.py", "src/pkg/modeling_bert.py"],
-            [("model-core", ("/src/**/*.py",), ("protected",))],
+            [("model-core", ("/src/**/*.py",), ("protected", "api-contract"))],
             id="models-package-no-docs",
         ),
         pytest.param(
@@ -69,7 +69,7 @@ NANOGPT = [
                         "/trailing /model.py",
                         "/model \\[v2\\].py",
                     ),
-                    ("protected",),
+                    ("protected", "api-contract"),
                 )
             ],
             id="names-that-need-escaping",
@@ -258,3 +258,77 @@ def test_each_zone_says_why_it_was_proposed() -> None:
     assert "# training: proposed because 1 file calls backward() or an optimizer's step()." in text
     assert "# config-docs: proposed because 2 config files and 1 doc" in text
     assert '#   entrypoint: "model:build_model"' in text
+
+
+# --- which checks each zone requires, and why (issue 19) ------------------------------------
+
+
+def checks_of(config: Config) -> dict[str, tuple[str, ...]]:
+    return {z.name: z.checks for z in config.zones}
+
+
+@pytest.mark.parametrize(
+    "files", [nanogpt_flat(), src_library(), examples_monorepo()],
+    ids=["nanogpt", "src-library", "examples-monorepo"],
+)  # fmt: skip
+def test_model_and_training_code_require_api_contract_and_config_docs(
+    files: dict[str, str],
+) -> None:
+    by_zone = checks_of(proposed(files))
+
+    assert by_zone["model-core"] == ("protected", "api-contract", "config-docs")
+    if "training" in by_zone:
+        assert by_zone["training"] == ("protected", "api-contract", "config-docs")
+    assert by_zone["config-docs"] == ("config-docs",)
+
+
+def test_without_docs_code_zones_do_not_require_config_docs() -> None:
+    files = {k: v for k, v in nanogpt_flat().items() if not k.endswith(".md")}
+    by_zone = checks_of(proposed(files))
+    assert by_zone["model-core"] == ("protected", "api-contract")
+    assert "config-docs" not in by_zone
+
+
+def test_loss_code_outside_model_and_training_gets_a_zone_with_api_contract() -> None:
+    files = src_library()
+    files["src/vector_quantize/losses.py"] = (
+        "import torch.nn.functional as F\n\n\ndef commitment_loss(x, q):\n"
+        "    return F.mse_loss(x, q)\n"
+    )
+    config = proposed(files)
+    assert covered(config, "losses", sorted(files)) == {"src/vector_quantize/losses.py"}
+    assert checks_of(config)["losses"] == ("protected", "api-contract", "config-docs")
+
+
+def test_config_docs_also_covers_the_scripts_the_docs_mention() -> None:
+    files = nanogpt_flat()
+    files["README.md"] = "# nanoGPT\n\n```sh\npython sample.py --out_dir=out\n```\n"
+    config = proposed(files)
+    assert "sample.py" in covered(config, "config-docs", sorted(files))
+    monorepo = examples_monorepo()
+    monorepo["dcgan/README.md"] = "Run `python tools/plot.py` to see the samples.\n"
+    monorepo["dcgan/tools/plot.py"] = "import matplotlib\n"
+    config = proposed(monorepo)
+    assert "dcgan/tools/plot.py" in covered(config, "config-docs", sorted(monorepo))
+
+
+def test_each_check_of_a_zone_says_why_it_is_required() -> None:
+    files = nanogpt_flat()
+    data = {path: text.encode() for path, text in files.items()}
+    text = starter_config(sorted(data), data.get)
+    model_zone = text.split("- name: model-core")[0].rsplit("\n\n", 1)[1]
+    assert "api-contract: a signature change here breaks its callers" in model_zone
+    assert "config-docs: the docs describe this code" in model_zone
+    assert "gradient, checkpoint: set `model:` above first" in model_zone
+
+
+def test_with_a_model_entry_point_the_model_checks_are_required() -> None:
+    files = nanogpt_flat()
+    data = {path: text.encode() for path, text in files.items()}
+    text = starter_config(sorted(data), data.get, entrypoint="gradgate_model.py:build")
+    config = load_config(text, source="starter")
+    assert config.model is not None and config.model.entrypoint == "gradgate_model.py:build"
+    assert checks_of(config)["model-core"] == (
+        "protected", "api-contract", "config-docs", "gradient", "checkpoint",
+    )  # fmt: skip
+    assert "# - gradient" not in text
