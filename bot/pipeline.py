@@ -28,6 +28,7 @@ from gradgate.bot.plan.plan import (
     PlannedCheck,
     changed_paths,
     make_plan,
+    paths_requiring,
     zones_for_check,
 )
 from gradgate.bot.plan.python_edits import PYTHON, PythonEdits, classify
@@ -297,6 +298,7 @@ def run_request(
     # Entrypoint paths may be relative to a config given with --config (checks.model.run).
     config_dir = None if request.config_file is None else request.config_file.parent.resolve()
     sandbox = planned.policy.config.sandbox or request.sandbox_default
+    requiring = paths_requiring(planned.plan, planned.policy.config)
     for check in planned.plan.to_run:  # 5 run
         settings = planned.policy.config.settings_for(check.name)
         waiting = hold(check, settings) if hold is not None else None
@@ -314,6 +316,7 @@ def run_request(
                 settings=settings,
                 zones=zones_for_check(planned.plan, check.name),
                 zone_owners=planned.plan.owners,
+                paths_requiring=requiring,
                 python=python,
                 model=planned.policy.config.model,
                 config_dir=config_dir,
