@@ -28,6 +28,7 @@ from gradgate.bot.plan.plan import (
     PlannedCheck,
     changed_paths,
     make_plan,
+    paths_requiring,
     zones_for_check,
 )
 from gradgate.bot.plan.python_edits import PYTHON, PythonEdits, classify
@@ -305,6 +306,7 @@ def run_request(
     sandbox = planned.policy.config.sandbox or request.sandbox_default
     if request.untrusted_head:
         sandbox = "require"
+    requiring = paths_requiring(planned.plan, planned.policy.config)
     for check in planned.plan.to_run:  # 5 run
         settings = planned.policy.config.settings_for(check.name)
         waiting = hold(check, settings) if hold is not None else None
@@ -322,6 +324,7 @@ def run_request(
                 settings=settings,
                 zones=zones_for_check(planned.plan, check.name),
                 zone_owners=planned.plan.owners,
+                paths_requiring=requiring,
                 python=python,
                 model=planned.policy.config.model,
                 config_dir=config_dir,

@@ -10,7 +10,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from gradgate.checks.diff import FileChange
 from gradgate.checks.model.spec import ModelSpec
@@ -108,6 +108,14 @@ class CheckSettings(BaseModel):
     )
 
 
+_S = TypeVar("_S", bound="CheckSettings")
+
+
+def settings_as(model: type[_S], raw: CheckSettings) -> _S:
+    """A check's own settings from what the pipeline passes (a check's tests pass them as is)."""
+    return raw if isinstance(raw, model) else model.model_validate(raw.model_dump())
+
+
 class UserCodeSettings(CheckSettings):
     """Settings of every check that runs user code in the sandbox (the model checks)."""
 
@@ -161,6 +169,9 @@ class CheckContext:
     zones: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # zone name -> its owners (the zone's `owners:`), for touched zones that name any
     zone_owners: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # check name -> the changed paths in the zones that require it, for every check a touched
+    # zone names (e.g. dl-lint grades a pickled save higher where `checkpoint` is required)
+    paths_requiring: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # The interpreter that runs user code (the sandbox's ``python``); None: gradgate's own.
     python: str | None = None
     # The top-level `model:` block; a check reads its effective spec with

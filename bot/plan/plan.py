@@ -215,6 +215,15 @@ def zones_for_check(plan: Plan, check: str) -> Mapping[str, tuple[str, ...]]:
     return {}
 
 
+def paths_requiring(plan: Plan, config: Config) -> Mapping[str, frozenset[str]]:
+    """Check name -> the changed paths in the touched zones that require it."""
+    out: dict[str, set[str]] = {}
+    for zone in config.zones:
+        for check in zone.checks:
+            out.setdefault(check, set()).update(plan.zones.get(zone.name, ()))
+    return {check: frozenset(paths) for check, paths in out.items()}
+
+
 def gradient_reasons(
     config: Config, edits: Sequence[GradientEdit], unscanned: Sequence[str]
 ) -> list[Reason]:

@@ -1,0 +1,244 @@
+"""The `dl-lint` check: the mistakes every DL team has made once, on the lines a PR adds.
+
+Static, like api-contract: the changed files of the zones that require it are parsed at base and
+head, never imported. A rule's hit counts when it lies on a line the PR added or changed and the
+same code did not already hit at base (moved code is not new); a `# gradgate: ignore[RULE]`
+comment on the line, or the rule's grade in `checks.dl-lint.rules`, says otherwise.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from collections.abc import Iterable
+from typing import ClassVar
+
+from gradgate.checks.base import (
+    CheckContext,
+    CheckResult,
+    CheckSettings,
+    Finding,
+    Severity,
+    outcome_for,
+    report_order,
+    settings_as,
+)
+from gradgate.checks.diff import ChangeStatus, FileChange, LineSpan
+from gradgate.checks.dl_lint.evaluation import evaluations
+from gradgate.checks.dl_lint.findings import finding, summary, unlinted
+from gradgate.checks.dl_lint.languages import foreign
+from gradgate.checks.dl_lint.scan import Hit, scan
+from gradgate.checks.dl_lint.settings import DlLintSettings
+
+_IGNORE = re.compile(r"#\s*gradgate:\s*ignore(?:\[(?P<rules>[^\]]*)\])?")
+_CONFIG_SUFFIXES = (".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf")
+_MAX_BYTES = 2_000_000
+
+
+class DlLintCheck:
+    name: ClassVar[str] = "dl-lint"
+    title: ClassVar[str] = "DL lints"
+    settings_model: ClassVar[type[CheckSettings]] = DlLintSettings
+    runs_user_code: ClassVar[bool] = False
+    available: ClassVar[bool] = True
+
+    def run(self, ctx: CheckContext) -> CheckResult:
+        settings = settings_as(DlLintSettings, ctx.settings)
+        in_zones = {p for paths in ctx.zones.values() for p in paths}
+        checkpoints = ctx.paths_requiring.get("checkpoint", frozenset())
+        findings: list[Finding] = []
+        linted = 0
+        for change in ctx.changes:
+            path = change.head_path
+            if path is None or path not in in_zones or not _text_file(change):
+                continue
+            if path.endswith(".py"):
+                linted += 1
+                findings += _python(ctx, change, settings, path in checkpoints)
+            elif path.endswith(_CONFIG_SUFFIXES) and settings.grade("comment-language") != "off":
+                findings += _comments(ctx, change, settings)
+        ordered = tuple(
+            sorted(findings, key=lambda f: (*report_order(f)[:1], f.kind, *report_order(f)[1:]))
+        )
+        return CheckResult(
+            check=self.name,
+            outcome=outcome_for(ordered),
+            summary=summary(ordered, linted),
+            findings=ordered,
+            metrics={"files_linted": linted, "findings": len(ordered)},
+        )
+
+
+def _text_file(change: FileChange) -> bool:
+    return not (change.binary or change.submodule or change.symlink) and (
+        change.status is not ChangeStatus.TYPE_CHANGED
+    )
+
+
+def _read(ctx: CheckContext, sha: str, path: str | None) -> str | None:
+    if path is None:
+        return None
+    data = ctx.source.read(sha, path)
+    if data is None or len(data) > _MAX_BYTES:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _parse(text: str | None, path: str) -> ast.Module | None:
+    if text is None:
+        return None
+    try:
+        return ast.parse(text, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _python(
+    ctx: CheckContext, change: FileChange, settings: DlLintSettings, holds_checkpoints: bool
+) -> list[Finding]:
+    path = change.path
+    base_path = None if change.status is ChangeStatus.COPIED else change.base_path
+    head_text = _read(ctx, ctx.head_sha, path)
+    head = _parse(head_text, path)
+    if head is None or head_text is None:
+        return [
+            unlinted(
+                path,
+                "it is not readable UTF-8 Python" if head_text is None else "it does not parse",
+            )
+        ]
+    base_text = _read(ctx, ctx.base_sha, base_path)
+    base = _parse(base_text, base_path or path)
+    before = (
+        Counter(h.key for h in scan(base, base_path or path, base_text or ""))
+        if base
+        else Counter()
+    )
+    hits = [h for h in scan(head, path, head_text) if _added(h, change.new_lines)]
+    if base is not None:
+        hits += _evaluations_lost(base, head, change)
+    lines = head_text.splitlines()
+    out = []
+    for hit in hits:
+        if before[hit.key] > 0:
+            before[hit.key] -= 1  # the same code stood at base: moved or untouched, not new
+            continue
+        grade = settings.grade(hit.rule)
+        if (
+            hit.rule == "save-pickled-objects"
+            and hit.rule not in settings.rules
+            and holds_checkpoints
+        ):
+            grade = "blocking"
+        if grade == "off" or _ignored(hit, lines):
+            continue
+        reason = settings.rules[hit.rule].reason if hit.rule in settings.rules else None
+        code = "\n".join(lines[hit.line - 1 : hit.end])
+        out.append(finding(hit, Severity(grade), path, code, reason))
+    return out
+
+
+def _added(hit: Hit, spans: Iterable[LineSpan]) -> bool:
+    return any(line in span for span in spans for line in range(hit.line, hit.end + 1))
+
+
+def _ignored(hit: Hit, lines: list[str]) -> bool:
+    for text in lines[hit.line - 1 : hit.end]:
+        match = _IGNORE.search(text)
+        if match is None:
+            continue
+        named = match["rules"]
+        if named is None or hit.rule in {r.strip() for r in named.split(",")}:
+            return True
+    return False
+
+
+def _evaluations_lost(base: ast.Module, head: ast.Module, change: FileChange) -> list[Hit]:
+    """`model.eval()` or `no_grad` dropped from an evaluation function the PR edited."""
+    if _is_test_file(change.path):
+        return []
+    before, after = evaluations(base), evaluations(head)
+    out = []
+    for qualname, now in after.items():
+        was = before.get(qualname)
+        if was is None:
+            continue
+        edited = any(
+            line in span for span in change.new_lines for line in range(now.line, now.end + 1)
+        ) or any(line in span for span in change.old_lines for line in range(was.line, was.end + 1))
+        if not edited:
+            continue
+        if was.calls_eval and not now.calls_eval:
+            out.append(
+                _lost(
+                    qualname,
+                    now.line,
+                    "called `.eval()`",
+                    "call `model.eval()` first (and `model.train()` after, if training goes on)",
+                )
+            )
+        if was.no_grad and not now.no_grad:
+            out.append(
+                _lost(
+                    qualname,
+                    now.line,
+                    "ran under `torch.no_grad()`",
+                    "wrap it in `with torch.no_grad():` (or decorate it with "
+                    "`@torch.inference_mode()`)",
+                )
+            )
+    return out
+
+
+def _lost(qualname: str, line: int, what: str, fix: str) -> Hit:
+    return Hit(
+        "eval-mode-lost",
+        line,
+        line,
+        f"eval-mode-lost:{qualname}:{what}",
+        {"function": qualname, "what": what, "fix": fix},
+    )
+
+
+def _is_test_file(path: str) -> bool:
+    name = path.rpartition("/")[2]
+    return name.startswith("test_") or name.endswith("_test.py") or "/tests/" in f"/{path}"
+
+
+def _comments(ctx: CheckContext, change: FileChange, settings: DlLintSettings) -> list[Finding]:
+    assert settings.comments is not None or "comment-language" in settings.rules
+    language = settings.comments.language if settings.comments else "en"
+    text = _read(ctx, ctx.head_sha, change.path)
+    if text is None:
+        return [unlinted(change.path, "it is not readable UTF-8 text")]
+    lines = text.splitlines()
+    out = []
+    for number, line in enumerate(lines, start=1):
+        if not any(number in span for span in change.new_lines):
+            continue
+        at = line.find("#")
+        if at < 0 or (at > 0 and not line[at - 1].isspace()):
+            continue
+        if not foreign(line[at + 1 :], language):
+            continue
+        hit = Hit(
+            "comment-language",
+            number,
+            number,
+            f"comment-language:{line.strip()}",
+            {"lang": language},
+        )
+        if _ignored(hit, lines):
+            continue
+        grade = settings.grade("comment-language")
+        reason = (
+            settings.rules["comment-language"].reason
+            if "comment-language" in settings.rules
+            else None
+        )
+        out.append(finding(hit, Severity(grade), change.path, line, reason))
+    return out

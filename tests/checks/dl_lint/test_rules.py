@@ -1,0 +1,194 @@
+"""`dl-lint` on real git repositories: each rule flags the line a PR adds, ignores the same code
+already at base, and honours `# gradgate: ignore[RULE]` and `checks.dl-lint.rules`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import pytest
+from gradgate.bot.git.repository import GitRepository
+from gradgate.checks.base import CheckContext, CheckResult, Outcome, Severity
+from gradgate.checks.dl_lint.check import DlLintCheck
+from gradgate.checks.dl_lint.settings import DlLintSettings, RuleSetting
+
+from tests.gitrepo import GitRepo
+
+
+def pull_request(
+    repo: GitRepo,
+    base: Mapping[str, str],
+    head: Mapping[str, str],
+    *,
+    settings: DlLintSettings | None = None,
+    checkpoint_zone: bool = False,
+) -> CheckResult:
+    for path, text in base.items():
+        repo.write(path, text)
+    base_sha = repo.commit("base")
+    repo.branch("pr")
+    for path, text in head.items():
+        repo.write(path, text)
+    head_sha = repo.commit("pr")
+    with GitRepository(repo.root) as git:
+        changes = git.changes(base_sha, head_sha)
+        changed = tuple(p for c in changes for p in c.paths)
+        ctx = CheckContext(
+            base_sha=base_sha,
+            head_sha=head_sha,
+            changes=changes,
+            source=git,
+            settings=settings or DlLintSettings(),
+            zones={"training": changed},
+            paths_requiring={"checkpoint": frozenset(changed)} if checkpoint_zone else {},
+        )
+        return DlLintCheck().run(ctx)
+
+
+def flagged(result: CheckResult) -> list[tuple[str, str, int | None]]:
+    return [(f.kind.removeprefix("lint-"), str(f.severity), f.line) for f in result.findings]
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+# One case per rule: the file at base, the line the PR adds (appended to the base's file, or
+# replacing `# ADD` in it), the rule and its default grade.
+CASES = [
+    pytest.param(
+        "import random\nimport numpy as np\n\ndef setup(seed):\n    random.seed(seed)\n    # ADD\n",
+        "    np.random.seed(seed)",
+        "seed-without-torch",
+        "warning",
+        id="seed-without-torch",
+    ),
+    pytest.param(
+        "import torch\nfrom torch.utils.data import DataLoader\ntorch.manual_seed(0)\n"
+        "def loader(ds):\n    # ADD\n    return dl\n",
+        "    dl = DataLoader(ds, batch_size=8, num_workers=4)",
+        "loader-workers-unseeded",
+        "warning",
+        id="loader-workers-unseeded",
+    ),
+    pytest.param(
+        "import datetime\nimport torch.distributed as dist\n\ndef init():\n    # ADD\n",
+        "    dist.init_process_group('nccl', timeout=datetime.timedelta(hours=2))",
+        "dist-timeout",
+        "warning",
+        id="dist-timeout",
+    ),
+    pytest.param(
+        "import os\n# ADD\n",
+        'os.environ["NCCL_TIMEOUT"] = "7200"',
+        "dist-timeout",
+        "warning",
+        id="nccl-timeout-in-environment",
+    ),
+    pytest.param(
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n\ndef wrap(m, rank):\n"
+        "    # ADD\n",
+        "    return DDP(m, device_ids=[rank], find_unused_parameters=True)",
+        "find-unused-parameters",
+        "warning",
+        id="find-unused-parameters",
+    ),
+    pytest.param(
+        "import torch\n\ndef save(model, args, path):\n    # ADD\n",
+        "    torch.save({'model': model.state_dict(), 'args': args}, path)",
+        "save-pickled-objects",
+        "warning",
+        id="save-pickled-objects",
+    ),
+    pytest.param(
+        "import torch\n\ndef restore(path):\n    # ADD\n",
+        "    return torch.load(path)",
+        "load-unsafe",
+        "warning",
+        id="load-unsafe",
+    ),
+    pytest.param(
+        "import torch.nn as nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
+        "        # ADD\n        return self.fc(x)\n",
+        "        self.fc.register_forward_hook(lambda m, i, o: print(o.shape))",
+        "hook-in-forward",
+        "blocking",
+        id="hook-in-forward",
+    ),
+    pytest.param(
+        "import torch\n\nclass Runner:\n    def __init__(self, model, device):\n"
+        "        self.model = model.to(device)\n    def step(self, x):\n        # ADD\n",
+        "        return self.model(x.cuda())",
+        "hardcoded-cuda",
+        "note",
+        id="hardcoded-cuda",
+    ),
+]
+
+
+def _place(base: str, added: str) -> str:
+    """The base's file with ``added`` on the line that says `# ADD` (or appended)."""
+    if "# ADD" not in base:
+        return base + added + "\n"
+    return (
+        "\n".join(added if line.strip() == "# ADD" else line for line in base.splitlines()) + "\n"
+    )
+
+
+def _outcome(grade: str) -> Outcome:
+    return {"blocking": Outcome.FAIL, "warning": Outcome.WARN}.get(grade, Outcome.PASS)
+
+
+Maker = Callable[..., GitRepo]
+RULE_CASES = pytest.mark.parametrize(("base", "added", "rule", "grade"), CASES)
+
+
+@RULE_CASES
+def test_the_rule_flags_the_added_line(
+    repo: GitRepo, base: str, added: str, rule: str, grade: str
+) -> None:
+    head = _place(base, added)
+    result = pull_request(repo, {"train.py": base}, {"train.py": head})
+
+    assert flagged(result) == [(rule, grade, line_of(head, added.strip()))]
+    (finding,) = result.findings
+    assert finding.details == added
+    assert "Fix: " in finding.message and f"ignore[{rule}]" in finding.message
+    assert result.outcome is _outcome(grade)
+
+
+@RULE_CASES
+def test_the_same_code_already_at_base_is_not_flagged(
+    repo: GitRepo, base: str, added: str, rule: str, grade: str
+) -> None:
+    old = _place(base, added)
+    result = pull_request(repo, {"train.py": old}, {"train.py": "# moved below\n" + old})
+
+    assert flagged(result) == []
+    assert result.outcome is Outcome.PASS
+
+
+@RULE_CASES
+def test_an_ignore_comment_for_the_rule_exempts_the_line(
+    make_repo: Maker, base: str, added: str, rule: str, grade: str
+) -> None:
+    other = "load-unsafe" if rule != "load-unsafe" else "hook-in-forward"
+    for ignored, expected in ((other, [rule]), (rule, []), ("", [])):
+        comment = f"  # gradgate: ignore[{ignored}]" if ignored else "  # gradgate: ignore"
+        head = _place(base, added + comment)
+        result = pull_request(make_repo(f"r{ignored}"), {"train.py": base}, {"train.py": head})
+        assert [f[0] for f in flagged(result)] == expected, ignored
+
+
+@RULE_CASES
+def test_the_config_turns_a_rule_off_or_regrades_it_with_its_reason(
+    make_repo: Maker, base: str, added: str, rule: str, grade: str
+) -> None:
+    files = ({"train.py": base}, {"train.py": _place(base, added)})
+    off = DlLintSettings(rules={rule: RuleSetting(severity="off", reason="we know")})
+    assert flagged(pull_request(make_repo("off"), *files, settings=off)) == []
+
+    regraded = DlLintSettings(rules={rule: RuleSetting(severity="blocking", reason="bit us")})
+    result = pull_request(make_repo("regraded"), *files, settings=regraded)
+    (finding,) = result.findings
+    assert finding.severity is Severity.BLOCKING
+    assert "graded blocking here: bit us" in finding.message
