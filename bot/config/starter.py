@@ -7,7 +7,8 @@ name), ``cover`` turns each set into a few patterns, ``codeowners`` names each z
 this module decides the zones, the checks each requires (those this version cannot run yet are
 shown commented out) and the sentence that says why each zone was proposed. Code zones require
 `api-contract` (a changed signature breaks callers; a loss call can be swapped) and, where the
-repository has docs, `config-docs` (a code change can break a README the PR never touched);
+repository has docs, `config-docs` (a code change can break a README the PR never touched),
+and `dl-lint` (the mistakes every DL team makes once, on the lines a PR adds);
 the model checks once there is a `model:` entry point (issue 19).
 """
 
@@ -81,7 +82,12 @@ def _zones(found: Survey, owners: Owners, *, has_model: bool) -> list[StarterZon
     model = list(found.model) or _model_by_name(found.python)
     docs = _doc_patterns(found.docs)
     # Code the docs may describe: a change there can break a README the PR never touched.
-    code: tuple[str, ...] = ("protected", "api-contract", *(("config-docs",) if docs else ()))
+    code: tuple[str, ...] = (
+        "protected",
+        "api-contract",
+        "dl-lint",
+        *(("config-docs",) if docs else ()),
+    )
     why: tuple[str | int, ...]
     if model:
         why = ("modules" if found.model else "named", len(model))

@@ -34,7 +34,11 @@ NANOGPT = [
         pytest.param(
             NANOGPT,
             [
-                ("model-core", ("/model.py",), ("protected", "api-contract", "config-docs")),
+                (
+                    "model-core",
+                    ("/model.py",),
+                    ("protected", "api-contract", "dl-lint", "config-docs"),
+                ),
                 (
                     "config-docs",
                     ("/config/**", "/configs/**", "README.md", "docs/**"),
@@ -45,7 +49,7 @@ NANOGPT = [
         ),
         pytest.param(
             ["src/pkg/models/gpt.py", "src/pkg/models/layers/attn.py", "src/pkg/modeling_bert.py"],
-            [("model-core", ("/src/**/*.py",), ("protected", "api-contract"))],
+            [("model-core", ("/src/**/*.py",), ("protected", "api-contract", "dl-lint"))],
             id="models-package-no-docs",
         ),
         pytest.param(
@@ -69,7 +73,7 @@ NANOGPT = [
                         "/trailing /model.py",
                         "/model \\[v2\\].py",
                     ),
-                    ("protected", "api-contract"),
+                    ("protected", "api-contract", "dl-lint"),
                 )
             ],
             id="names-that-need-escaping",
@@ -276,16 +280,16 @@ def test_model_and_training_code_require_api_contract_and_config_docs(
 ) -> None:
     by_zone = checks_of(proposed(files))
 
-    assert by_zone["model-core"] == ("protected", "api-contract", "config-docs")
+    assert by_zone["model-core"] == ("protected", "api-contract", "dl-lint", "config-docs")
     if "training" in by_zone:
-        assert by_zone["training"] == ("protected", "api-contract", "config-docs")
+        assert by_zone["training"] == ("protected", "api-contract", "dl-lint", "config-docs")
     assert by_zone["config-docs"] == ("config-docs",)
 
 
 def test_without_docs_code_zones_do_not_require_config_docs() -> None:
     files = {k: v for k, v in nanogpt_flat().items() if not k.endswith(".md")}
     by_zone = checks_of(proposed(files))
-    assert by_zone["model-core"] == ("protected", "api-contract")
+    assert by_zone["model-core"] == ("protected", "api-contract", "dl-lint")
     assert "config-docs" not in by_zone
 
 
@@ -297,7 +301,7 @@ def test_loss_code_outside_model_and_training_gets_a_zone_with_api_contract() ->
     )
     config = proposed(files)
     assert covered(config, "losses", sorted(files)) == {"src/vector_quantize/losses.py"}
-    assert checks_of(config)["losses"] == ("protected", "api-contract", "config-docs")
+    assert checks_of(config)["losses"] == ("protected", "api-contract", "dl-lint", "config-docs")
 
 
 def test_config_docs_also_covers_the_scripts_the_docs_mention() -> None:
@@ -329,6 +333,6 @@ def test_with_a_model_entry_point_the_model_checks_are_required() -> None:
     config = load_config(text, source="starter")
     assert config.model is not None and config.model.entrypoint == "gradgate_model.py:build"
     assert checks_of(config)["model-core"] == (
-        "protected", "api-contract", "config-docs", "gradient", "checkpoint",
+        "protected", "api-contract", "dl-lint", "config-docs", "gradient", "checkpoint",
     )  # fmt: skip
     assert "# - gradient" not in text
