@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 from dataclasses import dataclass
 
 import yaml
@@ -22,6 +23,12 @@ from gradgate.checks.api_contract.names import bind_import, module_name
 from gradgate.checks.config_docs.snapshot import Reader, Snapshot
 
 _ALWAYS = frozenset({"-h", "--help"})
+_OTHER_PARSERS = frozenset(
+    {"HfArgumentParser", "parse_args_into_dataclasses", "LightningCLI", "tyro", "jsonargparse",
+     "simple_parsing", "Fire", "absl", "docopt", "from_cli"}
+)  # fmt: skip
+_HELPER = re.compile(r"add_\w*arg\w*")
+_ARGPARSE = frozenset({"add_argument", "add_argument_group", "add_mutually_exclusive_group"})
 _HYDRA_FLAGS = frozenset(
     {"--multirun", "-m", "--cfg", "-c", "--help", "-h", "--hydra-help", "--version",
      "--config-path", "-cp", "--config-name", "-cn", "--config-dir", "-cd", "--info", "-i",
@@ -162,8 +169,27 @@ def _strings(call: ast.Call) -> list[str]:
 
 
 def _reads_argv(tree: ast.Module) -> bool:
+    """Whether the script takes options this reading cannot list: unknown ones kept, options made
+    in a loop or by a helper of another library, argv read by hand, another parser library."""
     if _calls(tree, "parse_known_args") or _calls(tree, "parse_known_intermixed_args"):
         return True
+    defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name | ast.Attribute | ast.alias):
+            if isinstance(node, ast.alias):
+                name = node.name.rsplit(".", 1)[-1]
+            else:
+                name = node.id if isinstance(node, ast.Name) else node.attr
+            if name in _OTHER_PARSERS:
+                return True
+        if isinstance(node, ast.Call):
+            called = ast.unparse(node.func).rsplit(".", 1)[-1]
+            if _HELPER.fullmatch(called) and called not in _ARGPARSE and called not in defined:
+                return True  # Lightning's `add_argparse_args(parser)` and the like
+            if called in ("add_argument", "option") and node.args and not _strings(node):
+                return True  # `add_argument(f"--{name}")`: options made in a loop
+            if called == "ArgumentParser" and any(k.arg == "parents" for k in node.keywords):
+                return True
     return any(
         isinstance(n, ast.Attribute) and n.attr == "argv" and ast.unparse(n.value) == "sys"
         for n in ast.walk(tree)

@@ -208,3 +208,46 @@ def test_hydra_overrides_name_config_keys_or_groups(repo: GitRepo) -> None:
 
     found = only(blocking(result), "doc-command-option-unknown")
     assert "passes the override `trainer.epochs`" in found.message
+
+
+def test_scripts_whose_options_cannot_be_listed_accept_anything(repo: GitRepo) -> None:
+    readme = (
+        "# t\n\n```bash\npython a.py --gpus 2\npython b.py --anything 1\n"
+        "python c.py --model_name_or_path x\n```\n"
+    )
+    looped = (
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('--seed')\n"
+        "for k in ('a', 'b'):\n    p.add_argument(f'--{k}')\n"
+    )
+    lightning = (
+        "import argparse\nfrom lightning import Trainer\np = argparse.ArgumentParser()\n"
+        "p.add_argument('--seed')\np = Trainer.add_argparse_args(p)\n"
+    )
+    hf = (
+        "import argparse\nfrom transformers import HfArgumentParser\n"
+        "p = argparse.ArgumentParser()\np.add_argument('--seed')\n"
+    )
+    files = {"README.md": readme, "a.py": lightning, "b.py": looped, "c.py": hf}
+    result = pull_request(repo, files, {name: text + "# touched\n" for name, text in files.items()})
+
+    assert result.findings == ()
+
+
+def test_calls_whose_signature_cannot_be_read_are_left_alone(repo: GitRepo) -> None:
+    readme = (
+        "# n\n\n```python\nfrom net.model import Child, wrapped\n"
+        "c = Child(1, 2, 3, anything=4)\nc.parameters(recurse=False)\nc.extra(1, 2)\n"
+        "wrapped(1, 2, 3)\n```\n"
+    )
+    code = (
+        "import functools\nfrom torch import nn\n\n\nclass Child(nn.Module):\n"
+        "    def forward(self, x):\n        return x\n\n\n@functools.singledispatch\n"
+        "def wrapped(x):\n    return x\n"
+    )
+    result = pull_request(
+        repo,
+        {"README.md": readme, "net/__init__.py": "", "net/model.py": code},
+        {"net/model.py": code + "# touched\n"},
+    )
+
+    assert result.findings == ()
