@@ -22,6 +22,11 @@ _STOP = frozenset(
         "there", "here", "when", "where", "if",
     )
 )  # fmt: skip
+# What a run measures, never what it is set to: "the validation loss is 1.47".
+_MEASURED = frozenset(
+    ("accuracy", "acc", "loss", "perplexity", "ppl", "bleu", "score", "error", "f1", "auc", "iou",
+     "fid", "wer", "cer", "throughput", "mfu", "speed", "time", "memory", "latency", "params")
+)  # fmt: skip
 # Settings better known by another name: the phrase's own name first.
 _SYNONYMS: dict[str, tuple[str, ...]] = {
     "learning_rate": ("lr",),
@@ -56,8 +61,8 @@ def phrase_keys(words: str) -> tuple[tuple[Key, ...], str]:
     if not kept:
         return (), ""
     kept.reverse()
-    if not all(is_setting_key((w.lower(),)) for w in kept):
-        return (), ""  # "Python 3.10", "PyTorch version 2.1": versions, not settings
+    if not all(is_setting_key((w.lower(),)) for w in kept) or kept[-1].lower() in _MEASURED:
+        return (), ""  # "Python 3.10", "top 5 accuracy is 76.1": versions and results
     text = " ".join(kept)
     name = "_".join(w.lower().replace("-", "_") for w in kept)
     names = tuple((n,) for n in (name, *_SYNONYMS.get(name, ())))

@@ -46,6 +46,8 @@ _KEY_BEFORE = re.compile(
     r"|(?<![\w`.\-])(?P<words>[A-Za-z][A-Za-z\-]*(?: [A-Za-z][A-Za-z\-]*){0,3}))"
     rf"(?P<link>{_LINK}|\s+)$"
 )
+_LINK_WORDS = frozenset({"is", "are", "was", "of", "to", "set", "equal", "equals", "default",
+                         "defaults", "at"})  # fmt: skip
 _LOOK_BACK = 80
 # After a value: a range, a product, a list, a unit or a percentage make it no setting's value.
 _BAD_AFTER = re.compile(
@@ -61,6 +63,13 @@ _NOT_A_RUN_LENGTH = re.compile(
     r"\b(?:warm\w*|decay\w*|eval\w*|log\w*|sav\w*|checkpoint\w*|every)\b"
 )
 _SUFFIX = {"k": 1e3, "K": 1e3, "M": 1e6}
+# A sentence that changes a value ("decrease the number of iterations to 2000") tells a reader
+# what to run, not what the defaults are.
+_CHANGING = re.compile(
+    r"\b(?:decreas\w*|increas\w*|reduc\w*|lower(?:ed|ing)?|rais\w*|chang\w*|bump\w*|halv\w*|"
+    r"doubl\w*|down from|up from|rather than|instead|smaller|larger|bigger)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +102,8 @@ def prose_claims(
         number = first + raw.count("\n", 0, match.start())
         if (number + 1, names[0]) in seen:
             continue
-        if about_elsewhere(sentence_around(raw, match.start(), match.end())):
+        sentence = sentence_around(raw, match.start(), match.end())
+        if about_elsewhere(sentence) or _CHANGING.search(sentence):
             continue
         seen.add((number + 1, names[0]))
         line_text = lines[number] if number < len(lines) else ""
@@ -134,7 +144,11 @@ def _keyed(before: str, match: re.Match[str], raw: str) -> tuple[tuple[Key, ...]
             return None  # `GPT-2 small` `124M`: two spans side by side say nothing
         key = key_of(text)
         return ((key,), text, False) if key and is_setting_key(key) else None
-    names, text = phrase_keys(words)
+    spoken = words.split()
+    while spoken and spoken[-1].lower() in _LINK_WORDS:  # "a decay of" 0.8: the regex's words
+        spoken.pop()  # run took the linking words
+        bare = False
+    names, text = phrase_keys(" ".join(spoken))
     if not names:
         return None
     if bare and " " not in text:
@@ -151,7 +165,8 @@ def _counted(
     unit = _COUNT_UNIT.match(raw, match.end())
     if unit is None:
         return None
-    if _NOT_A_RUN_LENGTH.search(sentence_around(raw, match.start(), match.end()).lower()):
+    clause = re.split(r"[,;:(]", before)[-1]  # "we warm up for 2000 iterations"
+    if _NOT_A_RUN_LENGTH.search(clause.lower()):
         return None
     names = count_keys(unit.group(1))
     return (names, unit.group(1), True) if names else None
