@@ -251,3 +251,47 @@ def test_calls_whose_signature_cannot_be_read_are_left_alone(repo: GitRepo) -> N
     )
 
     assert result.findings == ()
+
+
+VQ = """\
+from torch import nn
+
+
+class VectorQuantize(nn.Module):
+    def __init__(self, dim, codebook_size, decay=0.8, commitment_weight=1.0):
+        super().__init__()
+
+    def forward(self, x, mask=None):
+        return x
+"""
+VQ_README = """\
+# vq
+
+```python
+import torch
+from vq import VectorQuantize
+
+vq = VectorQuantize(
+    dim = 256,
+    codebook_size = 512,     # codebook size
+    decay = 0.8,             # the EMA decay
+)
+quantized = vq(torch.randn(1, 1024, 256))
+```
+"""
+
+
+def test_a_class_reexported_by_the_package_and_a_multiline_call(repo: GitRepo) -> None:
+    files = {
+        "README.md": VQ_README,
+        "vq/__init__.py": "from vq.vector_quantize import VectorQuantize\n",
+        "vq/vector_quantize.py": VQ,
+    }
+    result = pull_request(
+        repo, files, {"vq/vector_quantize.py": VQ.replace("decay=", "ema_decay=")}
+    )
+
+    found = only(blocking(result), "doc-example-broken")
+    assert (found.file, found.line) == ("README.md", 10)
+    assert "`VectorQuantize` (`vq/vector_quantize.py:5`) has no parameter `decay`" in found.message
+    assert found.details == "    ema_decay = 0.8,             # the EMA decay"
