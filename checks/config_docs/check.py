@@ -1,8 +1,10 @@
 """The `config-docs` check: README and docs must agree with configs and code defaults.
 
-Both revisions are read into Snapshots (`snapshot`); each one's claims are compared with its
-facts (`compare`, imports and paths through `resolve`); the disagreements at head that were not
-there at base block (`verdict`); each is worded with both places and the fix (`findings`).
+Both revisions are read into Snapshots (`snapshot`); claims written in words are tied to the
+settings each revision defines (`bind`); each one's claims are compared with its facts
+(`compare`, imports and paths through `resolve`) and its code examples and commands with its
+code (`examples`); the disagreements at head that were not there at base block (`verdict`);
+each is worded with both places and the fix (`findings`).
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ class ConfigDocsCheck:
         )
         base_code, head_code = Revision(reader, base, owned), Revision(reader, head, owned)
         before += examples(base_code)
-        now += examples(head_code, base_code)
+        now += examples(head_code, base_code, at_base)
         old_sigs = signatures(before)  # head signatures name moved files by their base path
         by_head_place = {(moves.get(f.file, f.file), f.key): f for f in base.facts}
         findings: list[Finding] = [

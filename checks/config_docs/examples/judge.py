@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+from collections.abc import Mapping
 
 from gradgate.checks.api_contract.signatures import Signature
 from gradgate.checks.config_docs.compare import Disagreement
@@ -44,15 +45,22 @@ class Revision:
         return text.splitlines() if isinstance(text, str) else []
 
 
-def examples(here: Revision, base: Revision | None = None) -> list[Disagreement]:
-    """The examples of ``here`` that fail there; ``base`` (at head): for the fixes' names."""
+def examples(
+    here: Revision, base: Revision | None = None, at_base: Mapping[str, str] | None = None
+) -> list[Disagreement]:
+    """The examples of ``here`` that fail there; ``base`` (at head): for the fixes' names;
+    ``at_base``: head path -> base path of docs the PR moved (signatures name the base path)."""
+    moved = at_base or {}
     found: list[Disagreement] = []
     for claim in here.snap.claims:
         if isinstance(claim, CallClaim):
             found += _call(claim, here, base)
         elif isinstance(claim, OptionClaim):
             found += _option(claim, here, base)
-    return found
+    return [
+        dataclasses.replace(d, signature=(d.signature[0], moved.get(d.signature[1], d.signature[1]), *d.signature[2:]))
+        for d in found
+    ]
 
 
 def _call(claim: CallClaim, here: Revision, base: Revision | None) -> list[Disagreement]:

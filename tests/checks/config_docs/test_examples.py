@@ -295,3 +295,16 @@ def test_a_class_reexported_by_the_package_and_a_multiline_call(repo: GitRepo) -
     assert (found.file, found.line) == ("README.md", 10)
     assert "`VectorQuantize` (`vq/vector_quantize.py:5`) has no parameter `decay`" in found.message
     assert found.details == "    ema_decay = 0.8,             # the EMA decay"
+
+
+def test_an_old_broken_example_in_a_doc_the_pr_moved_stays_a_note(repo: GitRepo) -> None:
+    readme = "# n\n\n```python\nfrom net.model import build\nbuild(64, depth=3)\n```\n"
+    result = pull_request(
+        repo,
+        base_files(readme),
+        {"net/model.py": MODEL + "\n# touched\n"},
+        moves=(("README.md", "docs/index.md"),),
+    )
+
+    assert result.outcome is Outcome.PASS
+    assert [(f.kind, f.file) for f in notes(result)] == [("doc-example-broken", "docs/index.md")]
