@@ -1,8 +1,10 @@
 """The `config-docs` check: README and docs must agree with configs and code defaults.
 
-Both revisions are read into Snapshots (`snapshot`); each one's claims are compared with its
-facts (`compare`, imports and paths through `resolve`); the disagreements at head that were not
-there at base block (`verdict`); each is worded with both places and the fix (`findings`).
+Both revisions are read into Snapshots (`snapshot`); claims written in words are tied to the
+settings each revision defines (`bind`); each one's claims are compared with its facts
+(`compare`, imports and paths through `resolve`) and its code examples and commands with its
+code (`examples`); the disagreements at head that were not there at base block (`verdict`);
+each is worded with both places and the fix (`findings`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from gradgate.checks.base import (
     outcome_for,
     report_order,
 )
+from gradgate.checks.config_docs.bind import bind, tiered, without_parameter_defaults
 from gradgate.checks.config_docs.compare import FactIndex, disagreements, undocumented
+from gradgate.checks.config_docs.examples.judge import Revision, examples, owned_only
 from gradgate.checks.config_docs.findings import finding, summary
 from gradgate.checks.config_docs.model import ValueClaim
 from gradgate.checks.config_docs.resolve import Modules, owned_modules
@@ -46,11 +50,13 @@ class ConfigDocsCheck:
         }
         at_base = {new: old for old, new in moves.items()}
         reader = Reader(ctx.source, changed)
-        base = take(reader, ctx.base_sha, settings)
-        head = take(reader, ctx.head_sha, settings)
+        base = tiered(take(reader, ctx.base_sha, settings))
+        head = tiered(take(reader, ctx.head_sha, settings))
         owned = owned_modules(base.files | head.files)
         base_modules, head_modules = Modules(reader, base, owned), Modules(reader, head, owned)
         base_facts, head_facts = FactIndex(base.facts), FactIndex(head.facts)
+        base, head = bind(base, base_facts), bind(head, head_facts)  # claims in words
+        base, head = owned_only(base, owned), owned_only(head, owned)  # calls of this repo's code
         before, _ = disagreements(
             base, base_facts, unresolved=base_modules.unresolved, missing=base_modules.missing
         )
@@ -63,7 +69,12 @@ class ConfigDocsCheck:
             base_facts=base_facts,
             at_base=at_base,
         )
-        now += undocumented(head, documented, head_facts, base_facts, at_base)
+        now += undocumented(
+            without_parameter_defaults(head), documented, head_facts, base_facts, at_base
+        )
+        base_code, head_code = Revision(reader, base, owned), Revision(reader, head, owned)
+        before += examples(base_code)
+        now += examples(head_code, base_code, at_base)
         ages = Ages(before, base, at_base)  # head signatures name moved files by their base path
         by_head_place = {(moves.get(f.file, f.file), f.key): f for f in base.facts}
         findings: list[Finding] = []

@@ -40,6 +40,8 @@ class Disagreement:
     why: str = ""  # import: why it does not resolve
     problem: Problem | None = None
     renamed: Key | None = None  # key-gone: a new key in the same file with the old value
+    line: int | None = None  # where the finding points, when not the claim's line (examples)
+    suggestion: str | None = None  # the corrected doc line (examples)
 
 
 class FactIndex:
@@ -123,7 +125,7 @@ def disagreements(
             if why is not None:
                 sig = ("import", doc, claim.module, claim.name or "")
                 found.append(Disagreement("import", sig, claim, why=why))
-        elif _counts(claim, base) and missing(claim):
+        elif isinstance(claim, PathClaim) and _counts(claim, base) and missing(claim):
             found.append(Disagreement("path", ("path", doc, claim.target), claim))
     for problem in snap.problems:
         kind = "unreadable" if problem.kind in WHOLE_FILE else problem.kind

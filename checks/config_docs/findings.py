@@ -24,6 +24,8 @@ KINDS = {
     "skipped": "file-skipped",
     "unclosed-fence": "doc-fence-unclosed",
     "block-unparsed": "doc-block-unparsed",
+    "call": "doc-example-broken",
+    "option": "doc-command-option-unknown",
 }
 _EARLIER = " This was already so before this PR."
 Before = Mapping[tuple[str, Key], Fact]  # base facts by (head-side file, key)
@@ -66,6 +68,9 @@ def finding(
         )
         return _finding(d, severity, message, fact.file, fact.line)
     claim = d.claim
+    if d.kind in ("call", "option") and claim is not None:  # examples.words said it
+        line = d.line or claim.line
+        return _finding(d, severity, d.why + also, claim.doc, line, d.suggestion)
     if isinstance(claim, ValueClaim) and d.kind == "value":
         return _value(d, claim, severity, before, also)
     if isinstance(claim, ValueClaim):

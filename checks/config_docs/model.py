@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gradgate.checks.config_docs.examples.model import CallClaim, OptionClaim
 from gradgate.checks.config_docs.values import Value
 
 Key = tuple[str, ...]  # a dotted key path, `-` read as `_`: ("optimizer", "lr")
@@ -80,7 +81,7 @@ class PathClaim:
     kind: str = "script"
 
 
-Claim = ValueClaim | ImportClaim | PathClaim
+Claim = ValueClaim | ImportClaim | PathClaim | CallClaim | OptionClaim
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,9 @@ class ConfigDocsSettings(CheckSettings):
     code: tuple[Pattern, ...] = Field(
         default=("**/*.py", "!tests/**", "!test/**", "!docs/**"),
         description=(
-            "gitignore-style patterns of the Python files whose dataclass field defaults and "
-            "argparse/click option defaults are sources of truth (read, never imported)."
+            "gitignore-style patterns of the Python files whose dataclass field defaults, "
+            "argparse/click option defaults and public functions' parameter defaults are "
+            "sources of truth, and whose signatures and options the docs' examples must fit "
+            "(read, never imported)."
         ),
     )

@@ -39,6 +39,7 @@ _CODE_HINTS = (
     b"NamedTuple",
     b"option(",
     b"attr",
+    b"def ",  # parameter defaults (sources.parameter_facts)
 )
 
 

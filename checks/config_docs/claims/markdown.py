@@ -12,7 +12,9 @@ from functools import cache
 
 from gradgate.checks.config_docs.claims.blocks import block_claims
 from gradgate.checks.config_docs.claims.inline import inline_claims
+from gradgate.checks.config_docs.claims.prose import prose_claims
 from gradgate.checks.config_docs.claims.tables import table_claims
+from gradgate.checks.config_docs.examples.reading import DocExamples
 from gradgate.checks.config_docs.model import Claim, Problem
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -34,6 +36,7 @@ def read_doc(doc: str, text: str) -> tuple[list[Claim], list[Problem]]:
     claims: list[Claim] = []
     problems: list[Problem] = []
     rows: list[tuple[int, list[str]]] | None = None  # inside a table
+    examples = DocExamples(doc, lines)  # code and commands that must still run
     for token in tokens:
         if token.type == "table_open":
             rows = []
@@ -49,9 +52,11 @@ def read_doc(doc: str, text: str) -> tuple[list[Claim], list[Problem]]:
             found, trouble = _block(doc, token, lines)
             claims += found
             problems += trouble
+            examples.block(token)
         elif token.type == "inline":
-            claims += inline_claims(doc, token, lines)
-    return claims, problems
+            spans = inline_claims(doc, token, lines)
+            claims += [*spans, *prose_claims(doc, token, lines, spans)]
+    return claims + examples.claims(), problems
 
 
 def _block(doc: str, token: Token, lines: Sequence[str]) -> tuple[list[Claim], list[Problem]]:

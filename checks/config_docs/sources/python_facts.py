@@ -12,6 +12,7 @@ import ast
 from collections.abc import Iterator
 
 from gradgate.checks.config_docs.model import Fact, Key, Problem, key_of
+from gradgate.checks.config_docs.sources.parameter_facts import parameter_defaults
 from gradgate.checks.config_docs.values import Value, from_python
 
 _NOT_PYTHON = (SyntaxError, ValueError, RecursionError, MemoryError)
@@ -34,7 +35,8 @@ def read_config_module(path: str, text: str) -> tuple[list[Fact], list[Problem]]
 
 
 def read_code_defaults(path: str, text: str) -> tuple[list[Fact], list[Problem]]:
-    """Dataclass-like field defaults and command-line option defaults in ordinary code."""
+    """Dataclass-like field defaults, command-line option defaults and the parameter defaults
+    of public functions (``parameter_facts``) in ordinary code."""
     tree, _ = _parse(path, text, config=False)
     if tree is None:
         return [], []  # not this check's business: other checks and CI see broken code
@@ -44,7 +46,7 @@ def read_code_defaults(path: str, text: str) -> tuple[list[Fact], list[Problem]]
             facts += _fields(path, node, text)
         elif isinstance(node, ast.Call):
             facts += _options(path, node, text)
-    return facts, []
+    return facts + parameter_defaults(path, tree, text, _literal), []
 
 
 def _parse(path: str, text: str, *, config: bool) -> tuple[ast.Module | None, Problem | None]:
