@@ -46,4 +46,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     fi
     export GRADGATE_TEST_REDIS=required
 fi
-.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+# The suite runs on every core (pytest-xdist; GRADGATE_TEST_WORKERS=0 runs it in one process):
+# each worker has its own fake GitHub, redis-server and temp dirs, on free ports.
+workers=${GRADGATE_TEST_WORKERS:-auto}
+started=$(date +%s)
+status=0
+.venv/bin/python -m pytest -q -p no:cacheprovider -n "$workers" "$@" || status=$?
+echo "test.sh: the test suite took $(($(date +%s) - started)) s on $(nproc) cores"
+exit "$status"

@@ -9,27 +9,15 @@ as a paragraph line of its own at the top level of the comment, by a human with 
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator, Sequence
-from itertools import pairwise
+from collections.abc import Callable, Sequence
 
+from gradgate.bot.github.commands import ok_to_test_shas
 from gradgate.bot.github.ports import Comment
-from markdown_it import MarkdownIt
-
-_OK_TO_TEST = re.compile(r"/ok-to-test[ \t]+(?P<sha>[0-9a-f]{40})")
-
-
-def top_level_lines(body: str) -> Iterator[str]:
-    """The lines of the comment's top-level paragraphs (not code, quotes, lists or headings)."""
-    tokens = MarkdownIt("commonmark").parse(body)
-    for previous, token in pairwise(tokens):
-        if token.type == "inline" and previous.type == "paragraph_open" and previous.level == 0:
-            yield from (line.strip() for line in token.content.splitlines())
 
 
 def approved_shas(body: str) -> set[str]:
-    """The commits a comment approves with `/ok-to-test <sha>`."""
-    return {m["sha"] for line in top_level_lines(body) if (m := _OK_TO_TEST.fullmatch(line))}
+    """The commits a comment approves with `/ok-to-test <sha>` (the words both doors read)."""
+    return ok_to_test_shas(body)
 
 
 def approver(

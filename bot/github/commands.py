@@ -71,8 +71,13 @@ def parse_command(body: str, *, accept: frozenset[Command] = RECHECKS) -> Comman
 def ok_to_test_sha(body: str) -> str | None:
     """The commit an `/ok-to-test <sha>` in the comment names (lowercase), or None: a bare
     `/ok-to-test`, or lines naming different commits (which one was meant is not clear)."""
-    named = {sha for command, sha in _commands(body) if command is Command.OK_TO_TEST and sha}
+    named = ok_to_test_shas(body)
     return named.pop() if len(named) == 1 else None
+
+
+def ok_to_test_shas(body: str) -> set[str]:
+    """Every commit the comment's `/ok-to-test <sha>` lines name (lowercase)."""
+    return {sha for command, sha in _commands(body) if command is Command.OK_TO_TEST and sha}
 
 
 def _commands(body: str) -> Iterator[tuple[Command, str | None]]:

@@ -16,7 +16,7 @@ HEAD = "0123456789abcdef" * 2 + "01234567"
         (f"looks fine\n\n/ok-to-test {HEAD}\n", {HEAD}),
         ("/ok-to-test", set()),  # which commit?
         (f"/ok-to-test {HEAD[:12]}", set()),  # a short SHA can be matched by a crafted commit
-        (f"/ok-to-test {HEAD.upper()}", set()),
+        (f"/ok-to-test {HEAD.upper()}", {HEAD}),  # the same commit, as the App reads it
         (f"> /ok-to-test {HEAD}", set()),  # quoted
         (f"`/ok-to-test {HEAD}`", set()),  # code
         (f"```\n/ok-to-test {HEAD}\n```", set()),
