@@ -99,9 +99,16 @@ def findings_for(
             else ", but the outputs differ; see the behaviour finding"
         )
     check_note += "." if check_note else ""
-    for rename in inference.renames if inference else ():
-        message = _renamed(rename, label) + check_note
-        add(RENAMED, Severity.BLOCKING, message, snippet, at=rename.pairs[0][1])
+    for index, rename in enumerate(inference.renames if inference else ()):
+        # One map for every rename, printed once: with the first rename's finding.
+        message = _renamed(rename, label, first=index == 0) + check_note
+        add(
+            RENAMED,
+            Severity.BLOCKING,
+            message,
+            snippet if index == 0 else None,
+            at=rename.pairs[0][1],
+        )
     for conversion in inference.conversions if inference else ():
         message = _conversion(conversion, label)
         at = conversion.parts[0] if conversion.kind == "split" else conversion.fused
@@ -197,7 +204,7 @@ def _where(condition: Mapping[str, object]) -> str:
     return f" (`{file}:{line}`)" if file else ""
 
 
-def _renamed(rename: Rename, label: str) -> str:
+def _renamed(rename: Rename, label: str, *, first: bool) -> str:
     old = [a for a, _ in rename.pairs]
     new = [b for _, b in rename.pairs]
     what = "an old name for" if rename.legacy else "now"
@@ -205,12 +212,23 @@ def _renamed(rename: Rename, label: str) -> str:
     if rename.alternatives:
         others = ", ".join(f"`{a}`" for a in rename.alternatives)
         maybe = f" (or {others}: they fit as well; check which one is meant)"
-    pasted = rule(rename.pattern, rename.replacement)
+    if rename.old:
+        was, now = f"`{rename.old}.*`", f"`{rename.new}.*`"
+    else:
+        was, now = _prefix_of(old), _prefix_of(new)
+    blocks = f", in {rename.copies} blocks alike" if rename.copies > 1 else ""
+    if first:
+        paste = "paste the map in the details (one map for every rename here) into"
+    else:
+        paste = (
+            f"its rule, {rule(rename.pattern, rename.replacement)}, is in the map of the first "
+            "rename finding; paste that map into"
+        )
     return (
-        f"{_prefix_of(old)} in {label} is {what} {_prefix_of(new)}{maybe}: {len(old)} key(s) "
+        f"{was} in {label} is {what} {now}{maybe}{blocks}: {len(old)} key(s) "
         f"with the same shapes no longer load (missing {keys_text(new)}; unexpected "
-        f"{keys_text(old)}). If the rename is intended, declare the map your loading code "
-        f"applies, under `checks: checkpoint: migrations:` — {pasted}."
+        f"{keys_text(old)}). If the rename is intended, {paste} `.gradgate.yml`: it declares "
+        "the map your loading code applies."
     )
 
 

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from gradgate.checks.checkpoint.blocks import fold_inference
 from gradgate.checks.checkpoint.child.keys import migrate
 from gradgate.checks.checkpoint.infer import Inference, infer
 from gradgate.checks.checkpoint.results import LoadRun, ModelInfo, Shim
@@ -115,7 +116,7 @@ def judge(
         locations=run.defined,
     )
     if judgement.breaks:
-        inference = infer(keys, model.entries, set(unexpected), set(missing))
+        inference = fold_inference(infer(keys, model.entries, set(unexpected), set(missing)), keys)
         return replace(judgement, inference=inference)
     return replace(
         judgement,
