@@ -185,9 +185,9 @@ def figure(name: str, value: str, target: str, ok: bool) -> str:
 
 def main() -> int:
     from gradgate.bot.git.repository import GitRepository
-    from gradgate.bot.plan.gradient_edits import gradient_edits, needs_parse
     from gradgate.checks.api_contract.check import ApiContractCheck, ApiContractSettings
     from gradgate.checks.base import CheckContext, CheckResult
+    from gradgate.checks.gradient.edits import gradient_edits, needs_parse
 
     with tempfile.TemporaryDirectory(prefix="gradgate-bench-") as tmp:
         root = Path(tmp)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
-import warnings
+
+from gradgate.checks.gradient.edits import parse_python
+
+__all__ = ["MAX_FILES", "parse_python", "program", "same_program"]
 
 # Above this many candidate files a PR is not "only comments": don't spend time proving it.
 MAX_FILES = 200
@@ -21,16 +24,6 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
             ):
                 node.body = body[1:] or [ast.Pass()]
     return tree
-
-
-def parse_python(source: bytes) -> ast.Module | None:
-    """The syntax tree, or None when the source is not Python this interpreter can parse."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. SyntaxWarning for odd escapes in user code
-            return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def program(tree: ast.Module) -> str:

@@ -9,10 +9,10 @@ from typing import Any
 
 from gradgate.bot.config.model import CONFIG_FILENAME, Config
 from gradgate.bot.config.zone import Zone
-from gradgate.bot.plan.gradient_edits import GradientEdit
 from gradgate.bot.plan.zones import ZoneMatcher
 from gradgate.checks import REGISTRY
 from gradgate.checks.diff import FileChange
+from gradgate.checks.gradient.edits import GradientEdit
 
 
 class ConfigOrigin(StrEnum):

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from gradgate.bot.plan.comment_only import parse_python, program
-from gradgate.bot.plan.gradient_edits import GradientEdit, gradient_edits, needs_parse
+from gradgate.checks.gradient.edits import GradientEdit, gradient_edits, needs_parse
 
 PYTHON = (".py", ".pyi")
 

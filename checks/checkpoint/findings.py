@@ -9,9 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from gradgate.checks.base import Finding, Severity
+from gradgate.checks.checkpoint.environment import environment
 from gradgate.checks.checkpoint.infer import Conversion, Rename
 from gradgate.checks.checkpoint.judge import Judgement
+from gradgate.checks.checkpoint.place import Placer
+from gradgate.checks.checkpoint.settings import KeyAllowRule
 from gradgate.checks.checkpoint.snippets import load_hook, migration_yaml, rule
+from gradgate.checks.model.lines import ClassSource, PullDiff
 
 RENAMED = "checkpoint-renamed"
 MISSING = "checkpoint-missing-keys"
@@ -20,7 +24,6 @@ SHAPE = "checkpoint-shape-mismatch"
 DTYPE = "checkpoint-dtype-mismatch"
 CONVERSION = "checkpoint-needs-conversion"
 NON_PERSISTENT = "checkpoint-non-persistent-key"
-ENVIRONMENT = "checkpoint-environment-key"
 LOAD_ERROR = "checkpoint-load-error"
 TIED = "checkpoint-newly-tied"
 MIGRATED = "checkpoint-migrated"
@@ -52,12 +55,17 @@ def findings_for(
     verified: bool | None,
     dtype_severity: Severity,
     same_outputs: bool | None = None,
+    classes: Mapping[str, ClassSource] | None = None,
+    diff: PullDiff | None = None,
+    allow: Sequence[KeyAllowRule] = (),
 ) -> list[Finding]:
     """``label`` names the reference in messages ("`ckpt/v1.pt`", "the base model's state
     dict"); ``rules`` are the declared migrations; ``verified``: whether a dry run with the
     suggested map loaded cleanly (None: not tried); ``same_outputs``: whether base weights,
-    loaded with that map, gave base's outputs (None: not compared)."""
+    loaded with that map, gave base's outputs (None: not compared); ``classes`` (the head
+    model's) and ``diff`` place findings at the PR's lines; ``allow``: intended breaks."""
     out: list[Finding] = []
+    placer = Placer(file, judgement.locations, classes or {}, diff or PullDiff({}), allow)
 
     def add(
         kind: str,
@@ -66,23 +74,12 @@ def findings_for(
         details: str | None = None,
         *,
         at: str | None = None,
+        keys: Sequence[str] = (),
+        drop: bool = False,
     ) -> None:
-        """``at``: the model key whose code the finding points at, when the child found it."""
-        where = judgement.locations.get(at) if at is not None else None
-        if where is None:
-            out.append(Finding(kind, severity, message, file=file, details=details))
-        else:
-            out.append(
-                Finding(
-                    kind,
-                    severity,
-                    message,
-                    file=where[0],
-                    line=where[1],
-                    details=details,
-                    revision="head",
-                )
-            )
+        """``at``: the model key whose code the finding points at; ``keys``: the keys it
+        names, which `allow:` rules match and the pasteable rule covers."""
+        out.append(placer.finding(kind, severity, message, details, at=at, keys=keys, drop=drop))
 
     inference = judgement.inference
     suggested = [(r.pattern, r.replacement) for r in inference.renames] if inference else []
@@ -99,9 +96,16 @@ def findings_for(
             else ", but the outputs differ; see the behaviour finding"
         )
     check_note += "." if check_note else ""
-    for rename in inference.renames if inference else ():
-        message = _renamed(rename, label) + check_note
-        add(RENAMED, Severity.BLOCKING, message, snippet, at=rename.pairs[0][1])
+    for index, rename in enumerate(inference.renames if inference else ()):
+        # One map for every rename, printed once: with the first rename's finding.
+        message = _renamed(rename, label, first=index == 0) + check_note
+        add(
+            RENAMED,
+            Severity.BLOCKING,
+            message,
+            snippet if index == 0 else None,
+            at=rename.pairs[0][1],
+        )
     for conversion in inference.conversions if inference else ():
         message = _conversion(conversion, label)
         at = conversion.parts[0] if conversion.kind == "split" else conversion.fused
@@ -114,8 +118,11 @@ def findings_for(
             Severity.BLOCKING,
             f"{label} lacks {len(missing)} key(s) the head model needs: {keys_text(missing)}. "
             "Loading it with `strict=True` fails; with `strict=False` these stay at their "
-            "initial values. Restore the parameters, or fill them in a load hook.",
+            "initial values. Restore the parameters, or fill them in a load hook; new "
+            "parameters that old checkpoints cannot have (biases turned back on) are accepted "
+            "with an `allow` rule.",
             at=missing[0],
+            keys=missing,
         )
     if unexpected:
         add(
@@ -123,8 +130,10 @@ def findings_for(
             Severity.BLOCKING,
             f"{label} has {len(unexpected)} key(s) the head model does not: "
             f"{keys_text(unexpected)}. Loading it with `strict=True` fails, and their weights "
-            "are dropped. If the tensors moved, map them with `migrations:`; if they are gone "
-            "on purpose, drop them there (`'<regex>': null`).",
+            "are dropped. If the tensors moved, map them with `migrations:`.",
+            at=unexpected[0],
+            keys=unexpected,
+            drop=True,
         )
     shapes = list(judgement.shapes.items())
     for key, (saved_shape, wanted_shape) in shapes[:_PER_KEY]:
@@ -135,6 +144,7 @@ def findings_for(
             "in the head model: it cannot load. Keep the shape, or convert old checkpoints in a "
             "load hook.",
             at=key,
+            keys=[key],
         )
     if shapes[_PER_KEY:]:
         add(SHAPE, Severity.BLOCKING, _more_shapes(shapes[_PER_KEY:], label))
@@ -146,6 +156,7 @@ def findings_for(
             f"casts it silently, so the loaded weights are not the saved ones. Keep the dtype, "
             "or set `dtype_changes: warn` if the change is deliberate.",
             at=key,
+            keys=[key],
         )
     for group in judgement.newly_tied:
         add(
@@ -154,6 +165,7 @@ def findings_for(
             f"The head model ties {keys_text(list(group))} into one parameter, but {label} "
             "holds them as different tensors: loading keeps only the last one and silently "
             "drops the other.",
+            keys=list(group),
         )
     for error in judgement.errors:
         add(LOAD_ERROR, Severity.BLOCKING, f"Loading {label} into the head model failed: {error}")
@@ -168,21 +180,7 @@ def findings_for(
             "under `migrations:`.",
         )
     for key, condition in judgement.environmental.items():
-        code_file, code_line = condition.get("file"), condition.get("line")
-        located = isinstance(code_file, str) and isinstance(code_line, int)
-        out.append(
-            Finding(
-                ENVIRONMENT,
-                Severity.WARNING,
-                f"`{key}` exists only when `{condition.get('condition')}`{_where(condition)}: "
-                f"it depends on the environment the model is built in, so {label} has it on "
-                "some machines and not on others. Register it unconditionally, or load with "
-                "`strict=False`.",
-                file=code_file if located else file,
-                line=code_line if located else None,
-                revision="head" if located else None,
-            )
-        )
+        out.append(environment(placer, judgement, key, condition, label))
     if not judgement.breaks and (judgement.passed_by or judgement.shims):
         add(MIGRATED, Severity.NOTE, _passed(judgement, label))
     return out
@@ -192,12 +190,7 @@ def _escape(key: str) -> str:
     return key.replace(".", r"\.")
 
 
-def _where(condition: Mapping[str, object]) -> str:
-    file, line = condition.get("file"), condition.get("line")
-    return f" (`{file}:{line}`)" if file else ""
-
-
-def _renamed(rename: Rename, label: str) -> str:
+def _renamed(rename: Rename, label: str, *, first: bool) -> str:
     old = [a for a, _ in rename.pairs]
     new = [b for _, b in rename.pairs]
     what = "an old name for" if rename.legacy else "now"
@@ -205,12 +198,23 @@ def _renamed(rename: Rename, label: str) -> str:
     if rename.alternatives:
         others = ", ".join(f"`{a}`" for a in rename.alternatives)
         maybe = f" (or {others}: they fit as well; check which one is meant)"
-    pasted = rule(rename.pattern, rename.replacement)
+    if rename.old:
+        was, now = f"`{rename.old}.*`", f"`{rename.new}.*`"
+    else:
+        was, now = _prefix_of(old), _prefix_of(new)
+    blocks = f", in {rename.copies} blocks alike" if rename.copies > 1 else ""
+    if first:
+        paste = "paste the map in the details (one map for every rename here) into"
+    else:
+        paste = (
+            f"its rule, {rule(rename.pattern, rename.replacement)}, is in the map of the first "
+            "rename finding; paste that map into"
+        )
     return (
-        f"{_prefix_of(old)} in {label} is {what} {_prefix_of(new)}{maybe}: {len(old)} key(s) "
+        f"{was} in {label} is {what} {now}{maybe}{blocks}: {len(old)} key(s) "
         f"with the same shapes no longer load (missing {keys_text(new)}; unexpected "
-        f"{keys_text(old)}). If the rename is intended, declare the map your loading code "
-        f"applies, under `checks: checkpoint: migrations:` — {pasted}."
+        f"{keys_text(old)}). If the rename is intended, {paste} `.gradgate.yml`: it declares "
+        "the map your loading code applies."
     )
 
 

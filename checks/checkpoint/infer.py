@@ -16,6 +16,10 @@ and the keys left over on each side, ``infer`` proposes, in this order:
    leftover ``attn.{q,k,v}.weight`` [d, d] (or the reverse) needs a conversion (``torch.chunk``
    / ``torch.cat``) in a load hook: a key map cannot do it (C9).
 
+Prefix renames that differ only by block index (`blocks.0.fc` -> `blocks.0.ffn`, ...,
+`blocks.11.fc` -> `blocks.11.ffn`) fold into one rule over the indices (``fold_renames``), so
+a rename inside a repeated block is one finding with one map, not one per block (``blocks``).
+
 Every rename is a ``(pattern, replacement)`` pair in the form ``migrations:`` accepts.
 """
 
@@ -47,6 +51,11 @@ class Rename:
     pairs: tuple[tuple[str, str], ...]  # (checkpoint key, model key) it maps
     legacy: bool = False
     alternatives: tuple[str, ...] = ()  # other model prefixes that fit as well: ambiguous
+    # The module paths it maps, as the report names them: `fc` -> `classifier`, or folded
+    # over repeated blocks, `blocks.{0..11}.mlp.fc` -> `blocks.{0..11}.mlp.ffn` (``copies``).
+    old: str = ""
+    new: str = ""
+    copies: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +163,7 @@ def _best_prefix(
     left_u: Set[str],
     left_m: Set[str],
 ) -> Rename | None:
-    scored: list[tuple[int, int, str, str, tuple[tuple[str, str], ...]]] = []
+    scored: list[tuple[int, bool, int, str, str, tuple[tuple[str, str], ...]]] = []
     for old, new in _candidates(left_u, left_m, model):
         if old == new:
             continue
@@ -162,18 +171,34 @@ def _best_prefix(
         if pairs:
             same = sum(checkpoint[a].shape == model[b].shape for a, b in pairs)
             if same:
-                scored.append((same, old.count(".") + bool(old), old, new, pairs))
+                # A rename inside repeated blocks keeps the block's index: `blocks.0.fc` is
+                # `blocks.0.ffn`, not the equally shaped `blocks.1.ffn`.
+                moved = _indices(old) != _indices(new)
+                scored.append((same, moved, old.count(".") + bool(old), old, new, pairs))
     if not scored:
         return None
-    # Most keys explained with equal shapes; then the shortest old prefix (the most general).
-    scored.sort(key=lambda item: (-item[0], item[1], item[2], item[3]))
+    # Most keys explained with equal shapes; the block indices kept; then the shortest old
+    # prefix (the most general).
+    scored.sort(key=lambda item: (-item[0], item[1], item[2], item[3], item[4]))
     best = scored[0]
     rivals = tuple(
         new
-        for same, depth, old, new, pairs in scored[1:]
-        if (same, depth, old) == best[:3] and {a for a, _ in pairs} == {a for a, _ in best[4]}
+        for same, moved, depth, old, new, pairs in scored[1:]
+        if (same, moved, depth, old) == best[:4]
+        and {a for a, _ in pairs} == {a for a, _ in best[5]}
     )
-    return Rename(_pattern(best[2]), _replacement(best[3]), best[4], alternatives=rivals)
+    return Rename(
+        _pattern(best[3]),
+        _replacement(best[4]),
+        best[5],
+        alternatives=rivals,
+        old=best[3],
+        new=best[4],
+    )
+
+
+def _indices(prefix: str) -> list[str]:
+    return [part for part in prefix.split(".") if part.isdigit()]
 
 
 def _maps(

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from gradgate.checks.checkpoint.blocks import fold_inference
 from gradgate.checks.checkpoint.child.keys import migrate
 from gradgate.checks.checkpoint.infer import Inference, infer
 from gradgate.checks.checkpoint.results import LoadRun, ModelInfo, Shim
@@ -50,6 +51,9 @@ class Judgement:
     errors: tuple[str, ...]
     non_persistent: tuple[str, ...] = ()  # left-over keys the model keeps out of its state dict
     environmental: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # environmental keys the PR changed here: the base model, built where the check ran,
+    # agreed with the checkpoint about them, the head model does not (C5: blocking)
+    environment_breaks: tuple[str, ...] = ()
     newly_tied: tuple[tuple[str, ...], ...] = ()  # model ties them; the checkpoint has two
     inference: Inference | None = None
     passed_by: tuple[tuple[str, str | None, int], ...] = ()  # (pattern, replacement, keys)
@@ -60,7 +64,12 @@ class Judgement:
     @property
     def breaks(self) -> bool:
         return bool(
-            self.missing or self.unexpected or self.shapes or self.errors or self.newly_tied
+            self.missing
+            or self.unexpected
+            or self.shapes
+            or self.errors
+            or self.newly_tied
+            or self.environment_breaks
         )
 
 
@@ -78,9 +87,13 @@ def judge(
     runs: Mapping[str, LoadRun],
     used: Mapping[str, Mapping[int, Sequence[str]]],
     rules: Sequence[tuple[str, str | None]],
+    *,
+    base_keys: frozenset[str] | None = None,
 ) -> Judgement:
     """``entries``: the checkpoint's keys after wrapper prefixes were stripped; ``runs``: the
-    dry run as saved, and with the declared ``rules`` when there are any."""
+    dry run as saved, and with the declared ``rules`` when there are any; ``base_keys``: the
+    base model's keys where the check ran (None: not built), which tells whether the PR made
+    an environment-dependent key differ here."""
     run = runs[MIGRATED] if MIGRATED in runs else runs[SAVED]
     keys = migrated_entries(entries, rules) if MIGRATED in runs else dict(entries)
     loaded = set(run.loaded)
@@ -90,7 +103,7 @@ def judge(
         if any(alias in loaded for alias in model.alias_of(key)):
             continue
         if condition is not None and is_environmental(str(condition.get("condition"))):
-            environmental[key] = condition
+            environmental[key] = {**condition, "head": True}
         else:
             missing.append(key)
     non_persistent = []
@@ -99,7 +112,7 @@ def judge(
         if key in model.non_persistent:
             non_persistent.append(key)
         elif condition is not None and is_environmental(str(condition.get("condition"))):
-            environmental[key] = condition
+            environmental[key] = {**condition, "head": False}
         else:
             unexpected.append(key)
     newly_tied = _newly_tied(model, keys, shared)
@@ -111,11 +124,16 @@ def judge(
         errors=run.errors,
         non_persistent=tuple(non_persistent),
         environmental=environmental,
+        environment_breaks=tuple(
+            key
+            for key in environmental
+            if base_keys is None or (key in base_keys) != (key in model.entries)
+        ),
         newly_tied=newly_tied,
         locations=run.defined,
     )
     if judgement.breaks:
-        inference = infer(keys, model.entries, set(unexpected), set(missing))
+        inference = fold_inference(infer(keys, model.entries, set(unexpected), set(missing)), keys)
         return replace(judgement, inference=inference)
     return replace(
         judgement,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gradgate.checks.checkpoint.tensors import TensorMeta, entries_from_json
+from gradgate.checks.model.lines import ClassSource, parse_sources
 
 
 def inside(path: Any, root: Path) -> str | None:
@@ -39,6 +40,8 @@ class ModelInfo:
     shims: tuple[Shim, ...] = ()
     meta: bool = True  # built on the meta device (False: the factory failed there)
     meta_error: str | None = None
+    # module path -> where its class is written in the revision's tree (head only)
+    classes: Mapping[str, ClassSource] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, value: Mapping[str, Any]) -> ModelInfo:
@@ -52,6 +55,7 @@ class ModelInfo:
             shims=tuple(Shim(**shim) for shim in value.get("shims", ())),
             meta=bool(value.get("meta", True)),
             meta_error=value.get("meta_error"),
+            classes=parse_sources(value.get("classes", {})),
         )
 
     def relative_to(self, root: Path) -> ModelInfo:

@@ -28,6 +28,7 @@ from gradgate.checks.checkpoint.results import EquivalenceResult, ModelInfo, Ref
 from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.checkpoint.tensors import Entries, entries_to_json
 from gradgate.checks.errors import CheckError
+from gradgate.checks.model.lines import read_diff
 from gradgate.checks.model.run import run_model_program
 from gradgate.checks.model.spec import ModelSpec
 
@@ -172,6 +173,7 @@ def run_session(
             load.runs,
             load.used,
             rules if MIGRATED in load.runs else [],
+            base_keys=None if base_model is None else frozenset(base_model.entries),
         )
         judged.append((info, load, judgement, entries))
     equivalence_request = None
@@ -195,6 +197,7 @@ def run_session(
         result = suggested  # the outputs under the suggested map say more than "not compared"
     same = None if suggested is None or not suggested.compared else suggested.equal
     severity = Severity.BLOCKING if settings.dtype_changes == "block" else Severity.WARNING
+    diff = read_diff(ctx)
     for info, _load, judgement, _entries in judged:
         findings.extend(
             words.findings_for(
@@ -205,6 +208,9 @@ def run_session(
                 verified=verified.get(info.name),
                 dtype_severity=severity,
                 same_outputs=same if info.name == FROM_BASE else None,
+                classes=model.classes,
+                diff=diff,
+                allow=settings.allow,
             )
         )
     if result is not None:

@@ -70,6 +70,32 @@ class Equivalence(BaseModel):
     )
 
 
+class KeyAllowRule(BaseModel):
+    """An intended break: findings about matching state-dict keys become notes with the reason."""
+
+    model_config = _FROZEN
+
+    keys: str = Field(
+        min_length=1,
+        description=(
+            "State-dict keys, as a regular expression (Python `re.search`): `^head\\.`, "
+            "`\\.bias$`. A finding is accepted when every key it names matches."
+        ),
+    )
+    reason: str = Field(
+        min_length=1, description="Why the change is intended; shown in the report."
+    )
+
+    @field_validator("keys")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"`{value}` is not a regular expression: {exc}") from None
+        return value
+
+
 def _reference(value: Any) -> Any:
     return {"path": value} if isinstance(value, str) else value
 
@@ -110,6 +136,13 @@ class CheckpointSettings(ModelCheckSettings):
     )
     equivalence: Equivalence = Field(
         default_factory=Equivalence, description="Behavioural equivalence with base weights."
+    )
+    allow: tuple[KeyAllowRule, ...] = Field(
+        default=(),
+        description=(
+            "Intended breaks old checkpoints cannot follow (new parameters, a changed shape): "
+            "key patterns and why; their findings become notes with the reason."
+        ),
     )
     device: Literal["auto", "cpu", "cuda"] = Field(
         default="auto",

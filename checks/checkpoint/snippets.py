@@ -9,11 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gradgate.checks.checkpoint.infer import Conversion
-
-
-def quote(text: str) -> str:
-    """A YAML single-quoted scalar: no escapes but a doubled quote, so regexes stay readable."""
-    return "'" + text.replace("'", "''") + "'"
+from gradgate.checks.paste import quote
 
 
 def migration_yaml(rules: Sequence[tuple[str, str | None]]) -> str:

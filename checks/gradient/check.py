@@ -31,6 +31,7 @@ from gradgate.checks.gradient.settings import GradientSettings
 from gradgate.checks.gradient.summary import chart, model_summary
 from gradgate.checks.gradient.words import count, error_message, failure_detail
 from gradgate.checks.model.device import choose_device, gpu_visible
+from gradgate.checks.model.lines import PullDiff, read_diff
 from gradgate.checks.model.run import cuda_works, run_model_program
 from gradgate.checks.model.settings import effective_model
 
@@ -51,7 +52,7 @@ class GradientCheck:
             base, head = measure(ctx, settings)
         except (SandboxError, ModelError) as failed:
             return self._error(str(failed), failed.revision or "", started)
-        return self.judge(base, head, settings, started=started)
+        return self.judge(base, head, settings, started=started, diff=read_diff(ctx))
 
     def judge(
         self,
@@ -60,10 +61,12 @@ class GradientCheck:
         settings: GradientSettings,
         *,
         started: float | None = None,
+        diff: PullDiff | None = None,
     ) -> CheckResult:
         """The result for two measured revisions: compare, word, summarise (pure)."""
         comparison = compare(base, head, allow=settings.allow)
-        findings = tuple(sorted(findings_for(comparison), key=report_order))
+        found = findings_for(comparison, gained=Severity(settings.gained), diff=diff)
+        findings = tuple(sorted(found, key=report_order))
         return CheckResult(
             check=self.name,
             outcome=outcome_for(findings),

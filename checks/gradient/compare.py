@@ -2,7 +2,8 @@
 
 A parameter that learned at base (ok) and does not at head is a regression; one new at head
 that is dead is one too; a problem present at both revisions is only worth a note; a gradient
-norm that moved by more than NORM_RATIO either way is worth a look. Allow rules turn the
+norm that moved by more than NORM_RATIO either way is worth a look; one dead at base that learns
+at head has gained a gradient (weighed by `gained`). Allow rules turn the
 findings about matching parameters into notes that carry the rule's reason.
 """
 
@@ -31,6 +32,9 @@ class Change(StrEnum):
     REMOVED = "removed"  # a trainable parameter at base, gone at head
     NORM_RATIO = "norm-ratio"  # learns at both, but the gradient norm moved > NORM_RATIO
     STILL_DEAD = "still-dead"  # dead (or tiny) at both revisions
+    # trainable but dead at base (detached, no_grad, zero, never run), learns at head: the
+    # change makes it train, and what downstream code sees moves (SCENARIOS G16)
+    GAINED = "gained"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +127,12 @@ def transition(
             return Change.NEW_DEAD, None
         return (Change.NEW_TINY if now is State.TINY else None), None
     # dead or tiny at base
+    if now is State.OK and was in _CUT_OFF:
+        return Change.GAINED, None
     return (Change.STILL_DEAD if now.dead or now is State.TINY else None), None
+
+
+_CUT_OFF = {State.DETACHED, State.NO_GRAD, State.ZERO, State.NEVER_EXECUTED}
 
 
 def _ratio(base: Sequence[float | None], head: Sequence[float | None]) -> float | None:

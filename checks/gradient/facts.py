@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gradgate.checks.errors import CheckError
+from gradgate.checks.model.lines import ClassSource, parse_sources
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,13 +53,6 @@ class Failure:
 
 
 @dataclass(frozen=True, slots=True)
-class Source:
-    class_name: str
-    file: str  # relative to the revision's root
-    line: int
-
-
-@dataclass(frozen=True, slots=True)
 class RevisionFacts:
     revision: str  # "base" or "head"
     torch: str
@@ -70,7 +64,7 @@ class RevisionFacts:
     top_modules: tuple[str, ...]
     unregistered: tuple[tuple[str | None, tuple[int, ...]], ...]  # (name if found, shape)
     module_hooks: tuple[tuple[str, tuple[int, ...]], ...]  # modules whose hooks grew
-    sources: Mapping[str, Source]  # module name -> where its class's forward is
+    sources: Mapping[str, ClassSource]  # module name -> where its class is written
     failure: Failure | None
 
     def by_name(self) -> dict[str, Param]:
@@ -122,10 +116,7 @@ def _parse(value: Mapping[str, Any], revision: str) -> RevisionFacts:
         module_hooks=tuple(
             (str(m["name"]), tuple(int(c) for c in m["counts"])) for m in value["module_hooks"]
         ),
-        sources={
-            str(name): Source(str(s["class"]), str(s["file"]), int(s["line"]))
-            for name, s in value["sources"].items()
-        },
+        sources=parse_sources(value["sources"]),
         failure=None
         if failure is None
         else Failure(

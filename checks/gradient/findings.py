@@ -11,18 +11,21 @@ from collections.abc import Sequence
 from gradgate.checks.base import Finding, Severity
 from gradgate.checks.gradient.classify import State
 from gradgate.checks.gradient.compare import Change, Comparison, Row
-from gradgate.checks.gradient.facts import RevisionFacts
-from gradgate.checks.gradient.group import cover, parent_module
+from gradgate.checks.gradient.group import Group, cover, fold_groups, parent_module
+from gradgate.checks.gradient.magnitudes import magnitudes
+from gradgate.checks.gradient.run_level import run_level
 from gradgate.checks.gradient.words import (
     ALLOW_HINT,
     CAUSES,
     STATE_WORDS,
-    count,
+    allow_patterns,
+    blocks_words,
     failure_detail,
-    listing,
     ratio_words,
     subject,
 )
+from gradgate.checks.model.lines import PullDiff, Spot, locate
+from gradgate.checks.paste import allow_yaml
 
 SEVERITY = {
     Change.LOST: Severity.BLOCKING,
@@ -34,13 +37,29 @@ SEVERITY = {
     Change.REMOVED: Severity.NOTE,
     Change.NORM_RATIO: Severity.WARNING,
     Change.STILL_DEAD: Severity.NOTE,
+    Change.GAINED: Severity.WARNING,  # weighed by `checks.gradient.gained`
 }
-# States whose cause is in some module's forward: point the finding at that code.
-_IN_FORWARD = {State.DETACHED, State.NO_GRAD, State.NEVER_EXECUTED, State.ZERO}
+# States whose cause is in some module's code: point the finding at the line that explains
+# it (``model.lines``), by the kinds of edit that can cause it.
+_DETACH = (".detach()", ".detach_()", ".data", "torch.no_grad", "torch.inference_mode",
+           "torch.set_grad_enabled")  # fmt: skip
+_FREEZE = (".requires_grad_()", ".requires_grad", "requires_grad=")
+_EXPLAINED_BY = {
+    State.DETACHED: _DETACH,
+    State.NO_GRAD: _DETACH,
+    State.NEVER_EXECUTED: (),
+    State.ZERO: (),
+    State.FROZEN: _FREEZE,
+}
 
 
-def findings_for(c: Comparison) -> list[Finding]:
+def findings_for(
+    c: Comparison, *, gained: Severity = Severity.WARNING, diff: PullDiff | None = None
+) -> list[Finding]:
+    """``diff``: the PR's changed lines, so each finding points at the one that explains it."""
     found: list[Finding] = []
+    diff = diff or PullDiff({})
+    weights = {**SEVERITY, Change.GAINED: gained}
     cut_at_head = c.cut[1] is not None and c.cut[0] is None
     for change in SEVERITY:
         rows = [r for r in c.changed(change) if r.allowed is None]
@@ -48,9 +67,9 @@ def findings_for(c: Comparison) -> list[Finding]:
             continue  # the graph finding explains every one of them
         for state in dict.fromkeys(r.head for r in rows):
             group = [r for r in rows if r.head is state]
-            found += _grouped(c, change, state, group)
+            found += _grouped(c, change, state, group, weights[change], diff)
     found += _allowed(c)
-    found += _run_level(c)
+    found += run_level(c)
     return found
 
 
@@ -60,37 +79,47 @@ def _universe(c: Comparison, change: Change) -> list[str]:
     return [p.name for p in facts.params]
 
 
-def _grouped(c: Comparison, change: Change, state: State | None, rows: list[Row]) -> list[Finding]:
+def _grouped(
+    c: Comparison, change: Change, state: State | None, rows: list[Row], severity: Severity,
+    diff: PullDiff,
+) -> list[Finding]:  # fmt: skip
     """One finding per module whose parts changed alike: the prefixes that cover the rows,
-    gathered under the module that uses them (`blocks.3.up.*`, `blocks.3.down.*`)."""
+    gathered under the module that uses them (`blocks.3.up.*`, `blocks.3.down.*`), and one for
+    all the copies of a repeated block that changed alike (`blocks.{0..11}.up.*`)."""
+    universe = _universe(c, change)
     by_parent: dict[str, tuple[list[str], list[str]]] = {}
-    for pattern, members in cover([r.name for r in rows], _universe(c, change)):
+    for pattern, members in cover([r.name for r in rows], universe):
         patterns, names = by_parent.setdefault(parent_module(pattern), ([], []))
         patterns.append(pattern)
         names += members
     out = []
-    for patterns, members in by_parent.values():
-        message, file, line, revision = _say(c, change, state, patterns, members, rows)
+    for group in fold_groups(list(by_parent.values()), universe):
+        message, file, line, revision = _say(c, change, state, group, rows, diff)
+        blocking = severity is Severity.BLOCKING
         out.append(
             Finding(
                 kind=f"gradient-{change.value}",
-                severity=SEVERITY[change],
+                severity=severity,
                 message=message,
                 file=file,
                 line=line,
                 revision=revision,
+                details=allow_yaml("gradient", allow_patterns(group)) if blocking else None,
+                details_lang="yaml",
             )
         )
     return out
 
 
 def _say(
-    c: Comparison, change: Change, state: State | None, patterns: list[str],
-    members: Sequence[str], rows: Sequence[Row],
+    c: Comparison, change: Change, state: State | None, group: Group, rows: Sequence[Row],
+    diff: PullDiff,
 ) -> tuple[str, str | None, int | None, str | None]:  # fmt: skip
-    who = subject(patterns, members)
-    where = _where(c.head, patterns[0]) if state in _IN_FORWARD else (None, None, None)
-    file, line, revision = where
+    members = group.members
+    who = subject(list(group.shown), members) + blocks_words(group)
+    spot = _spot(c, change, state, group, diff)
+    file, line = (spot.file, spot.line) if spot else (None, None)
+    revision = "head" if spot else None
     cause = CAUSES.get(state, "") if state is not None else ""
     if state is State.NON_FINITE:
         cause += failure_detail(c.head.failure)
@@ -108,7 +137,7 @@ def _say(
         text = f"{who} learned at base and {be} frozen at head: {cause}; {ALLOW_HINT}."
     elif change is Change.NEW_DEAD:
         new = f"{was} frozen at base, trainable at head," if rows[0].base else f"{be} new at head"
-        text = f"{who} {new} but learn{s} nothing ({word}): {cause}."
+        text = f"{who} {new} but learn{s} nothing ({word}): {cause}; {ALLOW_HINT}."
     elif change is Change.WEAKENED:
         text = f"{who} learned at base; at head {cause}."
     elif change is Change.NEW_TINY:
@@ -128,19 +157,41 @@ def _say(
         text = (
             f"{who} still learn{s}, but the gradient norm is {ratio_words(ratios)} at head than "
             "at base, with the same weights and batch: a gradient path was added or cut "
-            "(e.g. a `.detach()` in one term of the loss)."
+            "(e.g. a `.detach()` in one term of the loss). "
+            f"{magnitudes(c, members)}"
         )
+    elif change is Change.GAINED:
+        was_word = " / ".join(dict.fromkeys(STATE_WORDS[r.base] for r in rows if r.base))
+        text = (
+            f"{who} learned nothing at base ({was_word}) and learn{s} at head: the change "
+            "that cut {0} off was undone, so {0} now train{1} and what downstream code sees "
+            "moves. If that is intended, nothing to do; `checks.gradient.gained` "
+            "(note, warning, blocking) sets how much this weighs."
+        ).format("them" if many else "it", "" if many else "s")
     else:  # STILL_DEAD
         text = f"{who} {be} {word} at base and at head, so this change did not cause it: {cause}."
+    if spot is not None:
+        text += f" ({spot.words}.)"
     return text, file, line, revision
 
 
-def _where(facts: RevisionFacts, pattern: str) -> tuple[str | None, int | None, str | None]:
-    """The forward of the module that calls what ``pattern`` names, when it is user code."""
-    source = facts.sources.get(parent_module(pattern))
-    if source is None:
-        return None, None, None
-    return source.file, source.line, facts.revision
+def _spot(
+    c: Comparison, change: Change, state: State | None, group: Group, diff: PullDiff
+) -> Spot | None:
+    """The line that explains the finding: where the head code cut (or, for a gained
+    gradient, uncut) these parameters off, or their class when no line of it changed."""
+    if change is Change.GAINED:
+        constructs: tuple[str, ...] = ()
+    elif state in _EXPLAINED_BY:
+        constructs = _EXPLAINED_BY[state]
+    else:
+        return None
+    modules = [
+        p.removesuffix(".*") if p.endswith(".*") else p.rpartition(".")[0] for p in group.raw
+    ]
+    return locate(
+        modules, c.head.sources, diff, constructs=constructs, anywhere=state is State.FROZEN
+    )
 
 
 def _allowed(c: Comparison) -> list[Finding]:
@@ -162,73 +213,4 @@ def _allowed(c: Comparison) -> list[Finding]:
                     f"at head, allowed by the config: {reason}",
                 )
             )
-    return out
-
-
-def _run_level(c: Comparison) -> list[Finding]:
-    out: list[Finding] = []
-    base_cut, head_cut = c.cut
-    if head_cut is not None:
-        lost = [r.name for r in c.rows if r.base is State.OK and r.head is not None and r.head.dead]
-        patterns = [p for p, _ in cover(lost, [p.name for p in c.head.params])]
-        what = (
-            "the model's output has no grad_fn: its last ops ran under `torch.no_grad()` / "
-            "`inference_mode()` or on detached values"
-            if head_cut == "output"
-            else "the loss has no grad_fn although the outputs do: it was computed through "
-            "`.item()`, `.tolist()`, numpy or `.detach()` and wrapped in a new tensor"
-        )
-        if base_cut is None:
-            text = (
-                f"At head {what}, so nothing learns ({count(len(lost), 'parameter')} learned at "
-                f"base: {listing(patterns)})."
-            )
-            out.append(Finding("gradient-graph-cut", Severity.BLOCKING, text, revision="head"))
-        else:
-            text = f"At base and at head {what}, so nothing learns; this change did not cause it."
-            out.append(Finding("gradient-graph-cut", Severity.NOTE, text))
-    new, both = c.unregistered
-    if new:
-        out.append(Finding(
-            "gradient-unregistered", Severity.BLOCKING,
-            f"Trainable tensors reached from the loss at head are not registered parameters, so "
-            f"`parameters()` and the optimizer never see them: {listing(new)}. Keep layers in "
-            "`nn.ModuleList` / `nn.ModuleDict` and tensors as `nn.Parameter`.", revision="head",
-        ))  # fmt: skip
-    if both:
-        out.append(Finding(
-            "gradient-unregistered", Severity.NOTE,
-            f"Trainable tensors reached from the loss are not registered parameters at base and "
-            f"at head: {listing(both)}.",
-        ))  # fmt: skip
-    grown, grown_both = c.hooks
-    if grown:
-        shown = ", ".join(f"`{n}` ({' → '.join(map(str, counts))})" for n, counts in grown[:8])
-        out.append(Finding(
-            "gradient-hooks-accumulate", Severity.BLOCKING,
-            f"Hooks pile up at head, one more every step, so gradients are rescaled again each "
-            f"step: {shown} hooks after each step. A `register_hook` (or module hook) call in "
-            "`forward` adds one per call; register it once, in `__init__`.", revision="head",
-        ))  # fmt: skip
-    if grown_both:
-        out.append(Finding(
-            "gradient-hooks-accumulate", Severity.NOTE,
-            f"Hooks pile up every step at base and at head: {listing(grown_both)}.",
-        ))  # fmt: skip
-    for names in c.untied:
-        base_total = sum(p.numel for p in c.base.params if p.trainable)
-        head_total = sum(p.numel for p in c.head.params if p.trainable)
-        out.append(Finding(
-            "gradient-untied", Severity.WARNING,
-            f"{listing(names)} were one tied parameter at base and are separate parameters at "
-            f"head (trainable parameters {base_total:,} → {head_total:,}): each now learns "
-            "alone. If the tie was meant, assign the same `nn.Parameter` "
-            "(`head.weight = emb.weight`).", revision="head",
-        ))  # fmt: skip
-    for names in c.tied:
-        out.append(Finding(
-            "gradient-tied", Severity.NOTE,
-            f"{listing(names)} were separate parameters at base and are one tied parameter at "
-            "head.",
-        ))  # fmt: skip
     return out

@@ -48,6 +48,14 @@ class GradientSettings(ModelCheckSettings):
             "gradient is missing or zero at every step (zero-initialised gates learn at step 1)."
         ),
     )
+    gained: Literal["note", "warning", "blocking"] = Field(
+        default="warning",
+        description=(
+            "How much a parameter weighs that learned nothing at base (detached, under "
+            "no_grad, zero, never run) and learns at head: a removed `.detach()` makes a layer "
+            "train, and what downstream code sees moves."
+        ),
+    )
     allow: tuple[AllowRule, ...] = Field(
         default=(),
         description="Intentional changes (a deliberate freeze): parameter patterns and why.",

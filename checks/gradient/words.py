@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gradgate.checks.fold import PLACE, split
 from gradgate.checks.gradient.classify import TINY_RATIO, State
 from gradgate.checks.gradient.facts import Failure
+from gradgate.checks.gradient.group import Group
 
-ALLOW_HINT = "if this is intended, add an `allow` rule for it under `checks.gradient`"
+ALLOW_HINT = (
+    "if this is intended, paste the `allow` rule in the details into `.gradgate.yml`, "
+    "with your reason"
+)
 
 CAUSES = {
     State.DETACHED: (
@@ -96,3 +101,21 @@ def ratio_words(ratios: Sequence[float]) -> str:
     if factors[-1] / factors[0] < 1.05:
         return f"{factors[0]:.3g}× {side}"
     return f"between {factors[0]:.3g}× and {factors[-1]:.3g}× {side}"
+
+
+def blocks_words(group: Group) -> str:
+    """ ", in 12 blocks alike", ", in 3 of 4 blocks alike (not `blocks.3`)", or ""."""
+    if group.copies < 2:
+        return ""
+    if not group.others:
+        return f", in {group.copies} blocks alike"
+    total = group.copies + len(group.others)
+    return f", in {group.copies} of {total} blocks alike (not {listing(list(group.others))})"
+
+
+def allow_patterns(group: Group) -> list[str]:
+    """Globs for an `allow` rule that covers exactly the group: block indices as `*` when every
+    block is covered, else each block's own prefixes."""
+    if group.copies > 1 and not group.others:
+        return list(dict.fromkeys(split(p)[0].replace(PLACE, "*") for p in group.raw))
+    return list(group.raw)

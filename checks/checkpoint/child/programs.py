@@ -21,6 +21,7 @@ from typing import Any
 import torch
 
 from ...model.child import Problem, load, prepare
+from ...model.child.classes import class_sources
 from ...sandbox.child import Target
 from .describe import describe, tensor_json
 from .dry_run import dry_run
@@ -75,6 +76,7 @@ def head(request: dict[str, Any], target: Target) -> Any:
         model, meta_error = build_meta(request, target, device)
         info = describe(model)
         info.update(meta=meta_error is None, meta_error=meta_error, shims=shims(model))
+        info["classes"] = class_sources(model, str(request["root"]))
         references = [_reference(model, info, ref) for ref in settings.get("references", [])]
         result: dict[str, Any] = {
             "model": info,

@@ -15,11 +15,11 @@ zero gradient at step 0 by design and learn from step 1 (scenario N5).
 
 from __future__ import annotations
 
-import os
 import random
 from typing import Any
 
 from ...model.child import Problem, call_model, load, prepare
+from ...model.child.classes import class_sources
 from ...sandbox.child import Target
 from . import anomaly, graph
 from .loss import BadLoss, floating_tensors, make_loss
@@ -120,7 +120,7 @@ class _Run:
             "top_modules": [name for name, _ in self.model.named_children()],
             "unregistered": self._unregistered(unregistered, watch),
             "module_hooks": _grown(mod_hooks),
-            "sources": self._sources(),
+            "sources": class_sources(self.model, self.root),
             "failure": failure,
         }
 
@@ -195,22 +195,6 @@ class _Run:
         return [
             {"name": names.get(key), "shape": list(tensor.shape)} for key, tensor in tensors.items()
         ]
-
-    def _sources(self) -> dict[str, dict[str, Any]]:
-        """Module name -> where its class's ``forward`` is defined, for classes in the
-        revision's tree (so a finding can point at the code that calls a module)."""
-        prefix = os.path.realpath(self.root) + os.sep
-        out: dict[str, dict[str, Any]] = {}
-        for name, module in self.model.named_modules():
-            code: Any = getattr(getattr(type(module), "forward", None), "__code__", None)
-            path = os.path.realpath(code.co_filename) if code is not None else ""
-            if path.startswith(prefix):
-                out[name] = {
-                    "class": type(module).__name__,
-                    "file": path[len(prefix) :],
-                    "line": code.co_firstlineno,
-                }
-        return out
 
 
 def _grown(counts: list[dict[str, int]]) -> list[dict[str, Any]]:

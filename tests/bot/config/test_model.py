@@ -341,7 +341,7 @@ MALFORMED = [
         "checks.gradient.devices",
         3,
         "unknown key `devices`; did you mean `device`? (allowed: timeout_s, memory_mb, network, "
-        "env_allow, model, device, seed, steps, allow)",
+        "env_allow, model, device, seed, steps, gained, allow)",
     ),
     (
         "unknown-check-block",

@@ -39,7 +39,7 @@ def test_demo_exits_0_and_its_report_fails_the_planted_pr() -> None:
     assert "README.md:11 (head):" in done.stdout
     # The stray `.detach()`, caught by the gradient check run on the example's model.
     assert (
-        "[blocking] gradient: tinycls/model.py:13 (head): `proj.*` (2 parameters) learned at base "
+        "[blocking] gradient: tinycls/model.py:15 (head): `proj.*` (2 parameters) learned at base "
         "and "
         "are detached at head" in done.stdout
     )

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from gradgate.bot.plan.gradient_edits import GradientEdit, gradient_edits, needs_parse
 from gradgate.bot.plan.python_edits import classify
+from gradgate.checks.gradient.edits import GradientEdit, gradient_edits, needs_parse
 
 BASE = b'''"""Encoder."""
 import torch

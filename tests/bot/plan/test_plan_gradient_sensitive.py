@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 from gradgate.bot.config.model import Config
-from gradgate.bot.plan.gradient_edits import GradientEdit
 from gradgate.bot.plan.plan import ConfigOrigin, Plan, PlannedCheck, ReasonKind, make_plan
 from gradgate.bot.report.render import render_plan
+from gradgate.checks.gradient.edits import GradientEdit
 
 ZONES = [
     {"name": "model-core", "paths": ["models/**"], "checks": ["gradient"]},

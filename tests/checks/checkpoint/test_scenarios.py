@@ -100,7 +100,9 @@ def test_c3_a_wrapped_submodule_is_one_prefix_rename_not_a_finding_per_key(
     finding = only(result, "checkpoint-renamed")
     assert kinds(result) == ["checkpoint-renamed"]
     assert "`encoder.*`" in finding.message or "encoder" in finding.message
-    assert r"'^encoder\.': 'model.encoder.'" in finding.message
+    assert finding.details is not None
+    assert r"'^encoder\.': 'model.encoder.'" in finding.details  # the map, printed once
+    assert "'^encoder" not in finding.message
     assert "6 key(s)" in finding.message
 
 
@@ -155,12 +157,38 @@ def test_c5_a_buffer_registered_only_without_flash_attention_is_named_environmen
         '            self.register_buffer("mask", torch.ones(16, 16).tril())',
     )
     result = run(repo, base={"model.py": ALWAYS_MASK}, head={"model.py": conditional})
-    assert result.outcome is Outcome.WARN, result.findings
+    # Here torch has scaled_dot_product_attention: the head model lacks the mask the base
+    # model had, so old checkpoints fail a strict load here. Judged as it is: blocking.
+    assert result.outcome is Outcome.FAIL, result.findings
     finding = only(result, "checkpoint-environment-key")
-    assert finding.severity is Severity.WARNING
+    assert finding.severity is Severity.BLOCKING
     assert "`attn.mask` exists only when" in finding.message
     assert "scaled_dot_product_attention" in finding.message
-    assert "(`model.py:" in finding.message  # where the condition is
+    assert "the head model lacks it and the base model did not agree" in finding.message
+    condition = 1 + conditional.splitlines().index(
+        '        if not hasattr(F, "scaled_dot_product_attention"):'
+    )
+    assert (finding.file, finding.line) == ("model.py", condition)
+    assert finding.details is not None and r"'^attn\.mask$': null" in finding.details
+
+
+def test_c5_a_key_conditional_at_base_and_head_alike_is_only_a_warning(repo: GitRepo) -> None:
+    conditional = ATTENTION.replace(
+        "REGISTER",
+        'if not hasattr(F, "scaled_dot_product_attention"):\n'
+        '            self.register_buffer("mask", torch.ones(16, 16).tril())',
+    )
+    (repo.root / "ckpt").mkdir()  # saved on a machine without flash attention
+    save_model(net(ALWAYS_MASK), str(repo.root / "ckpt" / "v1.safetensors"))
+    result = run(
+        repo,
+        base={"model.py": conditional},
+        head={"model.py": conditional + TOUCHED},
+        settings={"references": ["ckpt/v1.safetensors"], "from_base": True},
+    )
+    finding = only(result, "checkpoint-environment-key")
+    assert finding.severity is Severity.WARNING
+    assert "The base model was built the same way here" in finding.message
 
 
 def test_c6_a_buffer_made_non_persistent_is_a_warning_with_the_fix(repo: GitRepo) -> None:
@@ -220,7 +248,7 @@ def test_c8_gamma_and_beta_are_mappable_legacy_renames_with_the_map(repo: GitRep
     modern = GAMMA_BETA.replace("self.norm = OldNorm(16)", "self.norm = nn.LayerNorm(16)")
     result = run(repo, base={"model.py": GAMMA_BETA}, head={"model.py": modern})
     assert kinds(result) == ["checkpoint-renamed", "checkpoint-renamed"]
-    text = " ".join(f.message for f in result.findings)
+    text = " ".join(f.message + (f.details or "") for f in result.findings)
     assert "an old name for" in text
     assert r"'(^|\.)gamma$': '\g<1>weight'" in text
     assert r"'(^|\.)beta$': '\g<1>bias'" in text

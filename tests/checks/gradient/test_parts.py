@@ -94,7 +94,9 @@ TRANSITIONS = [
     (State.FROZEN, State.DETACHED, Change.NEW_DEAD),
     (State.NEVER_EXECUTED, State.NEVER_EXECUTED, Change.STILL_DEAD),  # N2
     (State.DETACHED, State.NO_GRAD, Change.STILL_DEAD),  # dead either way
-    (State.DETACHED, State.OK, None),  # fixed
+    (State.DETACHED, State.OK, Change.GAINED),  # G16: it trains now
+    (State.NO_GRAD, State.OK, Change.GAINED),
+    (State.NON_FINITE, State.OK, None),  # fixed
 ]
 
 

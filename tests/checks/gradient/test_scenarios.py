@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 from gradgate.bot.config.model import Config
+from gradgate.bot.git.repository import GitRepository
 from gradgate.bot.plan.plan import ConfigOrigin, make_plan
 from gradgate.bot.report.load import report_from_json
 from gradgate.bot.report.render import Report, as_json, render
@@ -24,9 +25,10 @@ from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
 from gradgate.checks.gradient.check import GradientCheck, measure
 from gradgate.checks.gradient.facts import RevisionFacts
 from gradgate.checks.gradient.settings import AllowRule
+from gradgate.checks.model.lines import read_diff
 
 from tests.checks.gradient import combined
-from tests.checks.gradient.revisions import PRELUDE, SETTINGS, commit_two, states
+from tests.checks.gradient.revisions import PRELUDE, SETTINGS, Revisions, commit_two, states
 from tests.gitrepo import GitRepo
 
 Measured = tuple[RevisionFacts, RevisionFacts]
@@ -34,15 +36,21 @@ AUTO = SETTINGS.model_copy(update={"device": "auto"})
 
 
 @pytest.fixture(scope="module")
-def measured(tmp_path_factory: pytest.TempPathFactory) -> Measured:
+def revisions(tmp_path_factory: pytest.TempPathFactory) -> Revisions:
     repo = GitRepo(tmp_path_factory.mktemp("combined") / "repo")
-    revisions = commit_two(repo, {"model.py": combined.BASE}, {"model.py": combined.HEAD})
+    return commit_two(repo, {"model.py": combined.BASE}, {"model.py": combined.HEAD})
+
+
+@pytest.fixture(scope="module")
+def measured(revisions: Revisions) -> Measured:
     return measure(revisions.context(AUTO), AUTO)
 
 
 @pytest.fixture(scope="module")
-def result(measured: Measured) -> CheckResult:
-    return GradientCheck().judge(*measured, AUTO)
+def result(measured: Measured, revisions: Revisions) -> CheckResult:
+    changes = GitRepository(revisions.repo.root).changes(revisions.base, revisions.head)
+    ctx = replace(revisions.context(AUTO), changes=changes)
+    return GradientCheck().judge(*measured, AUTO, diff=read_diff(ctx))
 
 
 def about(result: CheckResult, prefix: str) -> list[Finding]:
@@ -97,17 +105,24 @@ def test_a_gradient_regression_is_classified_and_blocks_under_its_module_prefix(
     assert f"`{pattern}`" in blocking[0].message
 
 
-def test_g1_points_at_the_forward_that_cut_the_gradient(result: CheckResult) -> None:
+def test_g1_points_at_the_detach_the_pr_added(result: CheckResult) -> None:
     (finding,) = [f for f in about(result, "g1.proj") if f.severity is Severity.BLOCKING]
     lines = combined.HEAD.splitlines()
-    g1_forward = next(
-        i
-        for i, line in enumerate(lines, 1)
-        if "def forward" in line and i > lines.index("class G1(nn.Module):")
-    )
+    detach = 1 + next(i for i, line in enumerate(lines) if "self.proj(x).detach()" in line)
 
-    assert (finding.file, finding.line, finding.revision) == ("model.py", g1_forward, "head")
+    assert (finding.file, finding.line, finding.revision) == ("model.py", detach, "head")
     assert "unreachable from the loss: a `.detach()`" in finding.message
+    assert "it points at the `.detach()` this PR added" in finding.message
+
+
+def test_g2_points_at_the_no_grad_the_pr_added(result: CheckResult) -> None:
+    (finding,) = [f for f in about(result, "g2.aux") if f.severity is Severity.BLOCKING]
+    lines = combined.HEAD.splitlines()
+    start = lines.index("class G2(nn.Module):")
+    no_grad = 1 + next(
+        i for i, line in enumerate(lines) if i > start and "with torch.no_grad" in line
+    )
+    assert (finding.file, finding.line) == ("model.py", no_grad)
 
 
 def test_g5_names_the_layers_kept_in_a_plain_list(result: CheckResult) -> None:

@@ -1,5 +1,8 @@
 """Pure: which lines of a change add or remove gradient-sensitive code (`.detach()`, no_grad...).
 
+Shared by the plan (such an edit runs the gradient check) and the gradient check itself (a
+finding points at the added `.detach()` that explains it, issue 20).
+
 Such an edit can stop a layer from learning from anywhere in the code base, so it runs the
 gradient check even outside the zones (`gradient-sensitive` in the config). Occurrences are
 found in the syntax tree, so a `.detach()` in a comment or a string is none. Base and head
@@ -15,12 +18,22 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
-from gradgate.bot.plan.comment_only import parse_python
+
+def parse_python(source: bytes) -> ast.Module | None:
+    """The syntax tree, or None when the source is not Python this interpreter can parse."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. SyntaxWarning for odd escapes in user code
+            return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
 
 # Bytes that can start an occurrence: a line without one of them holds none.
 _NEEDLES = re.compile(

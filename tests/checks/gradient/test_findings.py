@@ -1,0 +1,145 @@
+"""Issue 20: one finding per cause, at the PR's line that explains it, named magnitudes, and
+parameters that start learning at head (SCENARIOS G15, G16)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import yaml
+from gradgate.bot.config.model import load_config
+from gradgate.bot.git.repository import GitRepository
+from gradgate.checks.base import CheckResult, Finding, Severity
+from gradgate.checks.gradient.check import GradientCheck
+from gradgate.checks.gradient.settings import GradientSettings
+
+from tests.checks.gradient.revisions import PRELUDE, SETTINGS, Revisions, commit_two
+from tests.gitrepo import GitRepo
+
+BASE = (
+    PRELUDE
+    + """
+
+class Block(nn.Module):
+    def __init__(self, cut):
+        super().__init__()
+        self.cut = cut
+        self.gate = nn.Parameter(torch.ones(8))
+        self.norm = nn.LayerNorm(8)
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.proj(self.norm(x))
+        return x * self.gate + h
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(True) for _ in range(4)])
+        self.tail = nn.ModuleList([Block(i < 3) for i in range(4)])
+        self.side = nn.Linear(8, 8)
+
+    def forward(self, x):
+        for block in [*self.blocks, *self.tail]:
+            x = block(x)
+        return x + self.side(x.detach()).detach()
+
+
+def build():
+    torch.manual_seed(0)
+    return Net(), torch.randn(4, 8)
+"""
+)
+HEAD = BASE.replace(
+    "return x * self.gate + h", "return x * self.gate + (h.detach() if self.cut else h)"
+).replace("self.side(x.detach()).detach()", "self.side(x.detach())")
+
+
+def line_of(source: str, text: str) -> int:
+    (number,) = [n for n, line in enumerate(source.splitlines(), 1) if text in line]
+    return number
+
+
+def check(revisions: Revisions, settings: GradientSettings = SETTINGS) -> CheckResult:
+    ctx = revisions.context(settings)
+    changes = GitRepository(revisions.repo.root).changes(revisions.base, revisions.head)
+    return GradientCheck().run(replace(ctx, changes=changes))
+
+
+def of_kind(result: CheckResult, kind: str) -> list[Finding]:
+    return [f for f in result.findings if f.kind == kind]
+
+
+def test_repeated_blocks_are_one_finding_at_the_added_detach_and_a_gained_layer_warns(
+    repo: GitRepo,
+) -> None:
+    result = check(commit_two(repo, {"model.py": BASE}, {"model.py": HEAD}))
+    lost = of_kind(result, "gradient-lost-gradient")
+    assert len(lost) == 2, [f.message for f in lost]  # `blocks` and `tail`: not one per block
+    every, some = sorted(lost, key=lambda f: "tail" in f.message)
+    detach_line = line_of(HEAD, "h.detach()")
+    for finding in lost:
+        assert finding.severity is Severity.BLOCKING
+        assert (finding.file, finding.line) == ("model.py", detach_line)
+        assert "it points at the `.detach()` this PR added" in finding.message
+    assert "`blocks.{0..3}.norm.*`, `blocks.{0..3}.proj.*`" in every.message
+    assert "(16 parameters), in 4 blocks alike" in every.message
+    assert "`tail.{0..2}.norm.*`, `tail.{0..2}.proj.*`" in some.message
+    assert "in 3 of 4 blocks alike (not `tail.3`)" in some.message
+    # The way through is pasteable: the allow rule reads back as the setting.
+    assert every.details is not None and every.details_lang == "yaml"
+    pasted = load_config(yaml.safe_dump({"always": []}) + every.details)
+    settings = pasted.settings_for("gradient")
+    assert isinstance(settings, GradientSettings)
+    assert [r.pattern for r in settings.allow] == ["blocks.*.norm.*", "blocks.*.proj.*"]
+
+    (gained,) = of_kind(result, "gradient-gained")
+    assert gained.severity is Severity.WARNING
+    assert gained.message.startswith("`side.*` (2 parameters) learned nothing at base (detached)")
+    assert (gained.file, gained.line) == ("model.py", line_of(HEAD, "self.side(x.detach())"))
+    assert "`checks.gradient.gained`" in gained.message
+
+
+def test_gained_can_be_set_to_block(repo: GitRepo) -> None:
+    head = BASE.replace("self.side(x.detach()).detach()", "self.side(x.detach())")
+    revisions = commit_two(repo, {"model.py": BASE}, {"model.py": head})
+    result = check(revisions, SETTINGS.model_copy(update={"gained": "blocking"}))
+    (gained,) = result.findings
+    assert (gained.kind, gained.severity) == ("gradient-gained", Severity.BLOCKING)
+
+
+AUX = (
+    PRELUDE
+    + """
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(8, 8)
+        self.main = nn.Linear(8, 1)
+        self.aux = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = torch.tanh(self.enc(x))
+        return self.main(h), self.aux(h)
+
+
+def loss(out):
+    main, aux = out
+    return 0.01 * main.pow(2).mean() + aux.pow(2).mean()
+
+
+def build():
+    torch.manual_seed(0)
+    return {"model": Net(), "inputs": torch.randn(16, 8), "loss": loss}
+"""
+)
+
+
+def test_a_norm_ratio_warning_names_the_modules_with_base_and_head_norms(repo: GitRepo) -> None:
+    head = AUX.replace("self.aux(h)\n", "self.aux(h.detach())\n")
+    result = check(commit_two(repo, {"model.py": AUX}, {"model.py": head}))
+    (finding,) = result.findings
+    assert finding.kind == "gradient-norm-ratio"
+    assert "Gradient norm at the first step, base → head: `enc` " in finding.message
+    assert "× smaller)" in finding.message
