@@ -11,7 +11,8 @@ import threading
 
 from gradgate.bot.app.jobs import PullRequest
 from gradgate.bot.app.settings import AppSettings, require_app_credentials
-from gradgate.bot.github.client import FETCH, AppCredentials, AppTokens, GitHubClient, RetryPolicy
+from gradgate.bot.github.app_tokens import FETCH, AppCredentials, AppTokens
+from gradgate.bot.github.client import GitHubClient, RetryPolicy
 from gradgate.bot.github.ports import GitHubPort
 from gradgate.checks.errors import UsageError
 

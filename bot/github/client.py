@@ -1,5 +1,5 @@
-"""The only PyGithub importer: ``GitHubClient`` implements ``GitHubPort`` over the REST API;
-``AppTokens`` gets a GitHub App's installation tokens.
+"""PyGithub's one door (with ``app_tokens`` beside it, which gets a GitHub App's installation
+tokens): ``GitHubClient`` implements ``GitHubPort`` over the REST API.
 
 PyGithub does the HTTP, the paging (``per_page=100``) and the retrying (``GithubRetry``: 5xx,
 and 403/429 rate limits honouring ``Retry-After``, with exponential backoff). This module turns
@@ -9,15 +9,12 @@ into one ``GitHubError``: a call that failed can never read as a success.
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 
 import requests
-from github import Auth, Github, GithubException, GithubIntegration, GithubRetry
+from github import Auth, Github, GithubException, GithubRetry
 from github.CheckRun import CheckRun as GithubCheckRun
 from github.IssueComment import IssueComment
 from github.PaginatedList import PaginatedList
@@ -33,7 +30,7 @@ from gradgate.bot.github.ports import (
     Status,
     WorkflowRun,
 )
-from gradgate.checks.errors import GitHubError, UsageError
+from gradgate.checks.errors import GitHubError
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +60,7 @@ class Connection:
 _RETRIED = frozenset({"HEAD", "GET", "PUT", "DELETE", "OPTIONS", "TRACE", "POST", "PATCH"})
 
 
-def _retry(policy: RetryPolicy) -> GithubRetry:
+def retry(policy: RetryPolicy) -> GithubRetry:
     return GithubRetry(
         total=policy.total,
         backoff_factor=policy.backoff_s,
@@ -75,7 +72,7 @@ def _retry(policy: RetryPolicy) -> GithubRetry:
 
 
 @contextmanager
-def _call(what: str) -> Iterator[None]:
+def call(what: str) -> Iterator[None]:
     try:
         yield
     except GithubException as exc:
@@ -97,7 +94,7 @@ class GitHubClient:
             auth=Auth.Token(connection.token),
             base_url=connection.api_url.rstrip("/"),
             per_page=100,
-            retry=_retry(policy),
+            retry=retry(policy),
             timeout=connection.timeout_s,
             seconds_between_requests=policy.request_interval_s,
             seconds_between_writes=policy.write_interval_s,
@@ -109,7 +106,7 @@ class GitHubClient:
         self._github.close()
 
     def pull(self, number: int) -> PullRequest:
-        with _call(f"read pull request #{number}"):
+        with call(f"read pull request #{number}"):
             pr = self._repo.get_pull(number)
             head_repo = pr.head.repo
             return PullRequest(
@@ -124,7 +121,7 @@ class GitHubClient:
             )
 
     def comments(self, number: int) -> list[Comment]:
-        with _call(f"list the comments of #{number}"):
+        with call(f"list the comments of #{number}"):
             return [
                 Comment(
                     id=c.id, body=c.body or "", author=c.user.login, author_is_bot=_bot(c.user.type)
@@ -133,18 +130,18 @@ class GitHubClient:
             ]
 
     def create_comment(self, number: int, body: str) -> Comment:
-        with _call(f"comment on #{number}"):
+        with call(f"comment on #{number}"):
             c = self._repo.get_issue(number).create_comment(body)
             return Comment(
                 id=c.id, body=c.body or "", author=c.user.login, author_is_bot=_bot(c.user.type)
             )
 
     def edit_comment(self, number: int, comment_id: int, body: str) -> None:
-        with _call(f"edit comment {comment_id}"):
+        with call(f"edit comment {comment_id}"):
             self._comment(number, comment_id).edit(body)
 
     def delete_comment(self, number: int, comment_id: int) -> None:
-        with _call(f"delete comment {comment_id}"):
+        with call(f"delete comment {comment_id}"):
             try:
                 self._comment(number, comment_id).delete()
             except GithubException as exc:
@@ -152,11 +149,11 @@ class GitHubClient:
                     raise
 
     def react(self, number: int, comment_id: int, content: str) -> None:
-        with _call(f"react to comment {comment_id}"):
+        with call(f"react to comment {comment_id}"):
             self._comment(number, comment_id).create_reaction(content)
 
     def set_status(self, sha: str, status: Status) -> None:
-        with _call(f"set status `{status.context}` on {sha[:7]}"):
+        with call(f"set status `{status.context}` on {sha[:7]}"):
             optional = {"target_url": status.target_url} if status.target_url else {}
             self._repo.get_commit(sha).create_status(
                 state=status.state,
@@ -166,7 +163,7 @@ class GitHubClient:
             )
 
     def create_check_run(self, sha: str, run: CheckRun) -> int:
-        with _call(f"create check run `{run.name}` on {sha[:7]}"):
+        with call(f"create check run `{run.name}` on {sha[:7]}"):
             first, *rest = batches(run) or [()]
             made = self._repo.create_check_run(
                 name=run.name, head_sha=sha, output=request_output(run, first), **request_state(run)
@@ -176,7 +173,7 @@ class GitHubClient:
             return made.id
 
     def update_check_run(self, run_id: int, run: CheckRun) -> None:
-        with _call(f"update check run `{run.name}`"):
+        with call(f"update check run `{run.name}`"):
             check_run = self._repo.get_check_run(run_id)
             first, *rest = batches(run) or [()]
             check_run.edit(output=request_output(run, first), **request_state(run))
@@ -184,7 +181,7 @@ class GitHubClient:
                 check_run.edit(output=request_output(run, batch))
 
     def check_runs(self, sha: str) -> list[CheckRunState]:
-        with _call(f"list the check runs on {sha[:7]}"):
+        with call(f"list the check runs on {sha[:7]}"):
             return [
                 CheckRunState(
                     id=r.id,
@@ -206,7 +203,7 @@ class GitHubClient:
             ]
 
     def permission(self, login: str) -> str:
-        with _call(f"read the permission of @{login}"):
+        with call(f"read the permission of @{login}"):
             try:
                 return self._repo.get_collaborator_permission(login)
             except GithubException as exc:
@@ -215,7 +212,7 @@ class GitHubClient:
                 raise
 
     def latest_run(self, workflow: str, head_sha: str) -> WorkflowRun | None:
-        with _call(f"list the runs of workflow {workflow}"):
+        with call(f"list the runs of workflow {workflow}"):
             runs = self._repo.get_workflow(workflow).get_runs(
                 head_sha=head_sha, event="pull_request"
             )
@@ -227,7 +224,7 @@ class GitHubClient:
 
     def rerun(self, run_id: int, *, failed_only: bool) -> None:
         what = f"re-run {'the failed jobs of ' if failed_only else ''}workflow run {run_id}"
-        with _call(what):
+        with call(what):
             run = self._repo.get_workflow_run(run_id)
             accepted = run.rerun_failed_jobs() if failed_only else run.rerun()
         if not accepted:  # PyGithub returns False instead of raising for these two calls
@@ -236,7 +233,7 @@ class GitHubClient:
     # -- pull request reviews (report.review) -------------------------------------------------
 
     def create_review(self, number: int, commit_sha: str, draft: ReviewDraft) -> int:
-        with _call(f"review #{number}"):
+        with call(f"review #{number}"):
             made = self._repo.get_pull(number).create_review(
                 commit=self._repo.get_commit(commit_sha),  # lazy: no GET, the SHA is in its URL
                 body=draft.body,
@@ -249,7 +246,7 @@ class GitHubClient:
             return made.id
 
     def reviews(self, number: int) -> list[Review]:
-        with _call(f"list the reviews of #{number}"):
+        with call(f"list the reviews of #{number}"):
             return [
                 Review(
                     id=r.id,
@@ -261,11 +258,11 @@ class GitHubClient:
             ]
 
     def review_comment_ids(self, number: int, review_id: int) -> list[int]:
-        with _call(f"list the comments of review {review_id}"):
+        with call(f"list the comments of review {review_id}"):
             return [c.id for c in self._repo.get_pull(number).get_single_review_comments(review_id)]
 
     def delete_review_comment(self, number: int, comment_id: int) -> None:
-        with _call(f"delete review comment {comment_id}"):
+        with call(f"delete review comment {comment_id}"):
             try:
                 self._repo.get_pull(number).get_review_comment(comment_id).delete()
             except GithubException as exc:
@@ -273,7 +270,7 @@ class GitHubClient:
                     raise
 
     def dismiss_review(self, number: int, review_id: int, message: str) -> None:
-        with _call(f"dismiss review {review_id}"):
+        with call(f"dismiss review {review_id}"):
             pull = self._repo.get_pull(number)
             try:
                 pull.get_review(review_id).dismiss(message)
@@ -283,91 +280,11 @@ class GitHubClient:
                     raise
 
     def edit_review(self, number: int, review_id: int, body: str) -> None:
-        with _call(f"edit review {review_id}"):
+        with call(f"edit review {review_id}"):
             self._repo.get_pull(number).get_review(review_id).edit(body)
 
     def _comment(self, number: int, comment_id: int) -> IssueComment:
         return self._repo.get_issue(number).get_comment(comment_id)
-
-
-# An installation token lives an hour. One is used again only while it has this long left, so
-# a token handed to a job never runs out while the job fetches or publishes with it.
-TOKEN_MARGIN_S = 15 * 60
-# What each use of a token may do; GitHub caps it at what the App was granted (app-manifest.json).
-FETCH: Mapping[str, str] = {"contents": "read"}
-PUBLISH: Mapping[str, str] = {
-    "contents": "read",
-    "pull_requests": "write",
-    "issues": "write",
-    "statuses": "write",
-    "checks": "write",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class AppCredentials:
-    api_url: str
-    app_id: str
-    private_key: str  # PEM, as GitHub hands it out
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    timeout_s: int = 30
-
-
-class AppTokens:
-    """Installation tokens of a GitHub App, each for one repository and one use (``FETCH`` or
-    ``PUBLISH``), cached until TOKEN_MARGIN_S before they expire. Thread-safe.
-
-    The App signs a JWT with its private key (PyGithub's ``AppAuth``) and exchanges it for an
-    installation token. PyGithub's own ``get_access_token`` cannot name repositories, so the
-    request goes through its requester (retries and errors as for every other call).
-    """
-
-    def __init__(
-        self, credentials: AppCredentials, *, clock: Callable[[], float] = time.time
-    ) -> None:
-        self.credentials = credentials
-        self._clock = clock
-        auth = Auth.AppAuth(credentials.app_id, credentials.private_key)
-        try:
-            auth.create_jwt()
-        except Exception as exc:  # PyJWT and cryptography raise several kinds for a bad key
-            raise UsageError(
-                f"the App's private key cannot sign a JWT ({type(exc).__name__}): give the .pem "
-                "file GitHub generated for the App"
-            ) from None
-        self._integration = GithubIntegration(
-            auth=auth,
-            base_url=credentials.api_url.rstrip("/"),
-            retry=_retry(credentials.retry),
-            timeout=credentials.timeout_s,
-            seconds_between_requests=credentials.retry.request_interval_s,
-            seconds_between_writes=None,  # token requests are not content writes
-        )
-        self._cache: dict[tuple[int, str, str], tuple[str, float]] = {}
-        self._lock = threading.Lock()
-
-    def token(self, installation: int, repo: str, *, use: Mapping[str, str] = PUBLISH) -> str:
-        key = (installation, repo, repr(sorted(use.items())))
-        with self._lock:
-            cached = self._cache.get(key)
-            if cached is not None and cached[1] - self._clock() > TOKEN_MARGIN_S:
-                return cached[0]
-            body = {"repositories": [repo.split("/", 1)[-1]], "permissions": dict(use)}
-            with _call(f"get an installation token for {repo}"):
-                _, data = self._integration.requester.requestJsonAndCheck(
-                    "POST", f"/app/installations/{installation}/access_tokens", input=body
-                )
-            token, expires = str(data["token"]), datetime.fromisoformat(data["expires_at"])
-            self._cache[key] = (token, expires.timestamp())
-            return token
-
-    def client(self, installation: int, repo: str) -> GitHubClient:
-        """A client on ``repo`` with a PUBLISH token; cheap, so one per use."""
-        c, token = self.credentials, self.token(installation, repo)
-        return GitHubClient(Connection(c.api_url, token, repo, c.retry, c.timeout_s))
-
-    def close(self) -> None:
-        self._integration.close()
 
 
 def _message(exc: GithubException) -> str | None:

@@ -9,15 +9,8 @@ import time
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from gradgate.bot.github.client import (
-    FETCH,
-    TOKEN_MARGIN_S,
-    AppCredentials,
-    AppTokens,
-    Connection,
-    GitHubClient,
-    RetryPolicy,
-)
+from gradgate.bot.github.app_tokens import FETCH, TOKEN_MARGIN_S, AppCredentials, AppTokens
+from gradgate.bot.github.client import Connection, GitHubClient, RetryPolicy
 from gradgate.checks.errors import GitHubError, UsageError
 
 from tests.fakegithub import FakeGitHub
