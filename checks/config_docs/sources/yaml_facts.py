@@ -37,8 +37,9 @@ def read_yaml(path: str, text: str, *, origin: str = "config") -> tuple[list[Fac
     try:
         loader = _Loader(text)
         while loader.check_node():
-            # Bounded before the walk: a list of aliases is one leaf, built and shown whole.
-            _mapping_or_leaf(walk, loader, bounded(loader.get_node()), ())
+            node = loader.get_node()
+            bounded(node)  # before the walk: a list of aliases is one leaf, built whole
+            _mapping_or_leaf(walk, loader, node, ())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = None if mark is None else int(mark.line) + 1
