@@ -128,6 +128,15 @@ class UserCodeSettings(CheckSettings):
             "null: no cap."
         ),
     )
+    disk_mb: int | None = Field(
+        default=2048,
+        gt=0,
+        strict=True,
+        description=(
+            "Disk cap for the user code, in MB: what it writes to its /tmp, HOME and copy of the "
+            "tree together (a filesystem of that size under bubblewrap); null: no cap."
+        ),
+    )
     network: bool = Field(
         default=False,
         strict=True,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from gradgate.checks.bounded_yaml import MAX_EXPANSION, TooManyNodes, bounded
 
 Path = tuple[str | int, ...]
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -20,7 +21,7 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 # Aliases are allowed (sharing an owners list between zones is reasonable), but each alias is
 # expanded when the document is walked, so a "billion laughs" document or a self-referencing
 # anchor would grow without end. No real config comes near this many values.
-_MAX_VALUES = 50_000
+_MAX_VALUES = MAX_EXPANSION
 _MAX_DEPTH = 50  # a real config nests 5 deep; this also stops `&a [*a]` early
 
 
@@ -84,6 +85,13 @@ class _MarkedLoader(yaml.SafeLoader):
 
     def load_marked(self) -> Any:
         root = _compose_in_c(self._text) or self.get_single_node()
+        try:
+            bounded(root)
+        except TooManyNodes as exc:
+            if not exc.cycle:
+                raise
+            # An anchor inside itself: the walk below says how (too deep, or merged into
+            # itself), within its own budget.
         if root is None:
             return None
         self._walk(root)
@@ -231,6 +239,8 @@ def _read_yaml(loader: _MarkedLoader) -> Any:
         line = None if mark is None else int(mark.line) + 1
         column = "" if mark is None else f" (column {int(mark.column) + 1})"
         raise _Invalid([Problem(None, line, f"{_yaml_message(exc)}{column}")]) from None
+    except TooManyNodes:  # checks.bounded_yaml, before the walk
+        raise _Invalid([Problem(None, None, _TOO_MANY_VALUES)]) from None
     except RecursionError:  # PyYAML composes and merges recursively
         message = "the YAML nests too deeply (or an anchor is merged into itself)"
         raise _Invalid([Problem(None, None, message)]) from None

@@ -89,6 +89,8 @@ class _Isolation(BaseModel):
     network: bool = True
     contained: bool = False
     cgroup: int | None = None
+    disk: Literal["tmpfs", "watched"] | None = None
+    disk_mb: int | None = None
 
 
 class _Check(BaseModel):

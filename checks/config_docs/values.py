@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import yaml
+from gradgate.checks.bounded_yaml import safe_load
 
 Kind = Literal["num", "bool", "null", "str", "seq", "map", "unknown"]
 
@@ -80,8 +81,8 @@ def from_text(text: str) -> Value:
         return Value(raw, "num", found)
     if raw[:1] in "[{" and raw[-1:] in "]}":
         try:  # a flow list or mapping, `[64, 64]`
-            return from_python(yaml.safe_load(raw), raw)
-        except yaml.YAMLError:
+            return from_python(safe_load(raw), raw)
+        except (yaml.YAMLError, RecursionError):
             return Value(raw, "str", raw)
     lowered = raw.lower()
     if lowered in _TRUE or lowered in _FALSE:

@@ -11,10 +11,13 @@ when its first process exits the kernel kills everything it started. It sees:
     /proc, /dev                   its own: only its processes; null, zero, random, tty, shm
     /sys/devices/system/cpu       read-only (torch sizes its thread pools from it); all of
                                   /sys and /dev/nvidia* for CUDA runs
-    /tmp                          the run's empty tmp, writable
+    /tmp                          the run's empty tmp, writable; with a disk cap a tmpfs of
+                                  that size, which also holds HOME (``checks.sandbox.disk``)
     the tree's own path           the export of the revision (no .git), writable: the cwd. At
                                   the path of the checkout it copies, so paths a check passes
-                                  in, and paths the child reports, mean the same on both sides
+                                  in, and paths the child reports, mean the same on both sides.
+                                  With a disk cap, a tmpfs the child copies the export into
+                                  from /sandbox/tree (or a folder in /tmp's, under /tmp)
     folders the check shares      at their own paths, read-only or writable
     /sandbox/home                 the run's empty HOME, writable
     /sandbox/lib, request.json    gradgate's child code and the request, read-only
@@ -28,6 +31,8 @@ from pathlib import Path, PurePosixPath
 INSIDE = PurePosixPath("/sandbox")
 HOME, LIB, REQUEST = (INSIDE / n for n in ("home", "lib", "request.json"))
 TMP = PurePosixPath("/tmp")
+SOURCE = INSIDE / "tree"  # with a disk cap: the export, read-only, that the child copies
+CAPPED_HOME = TMP / ".gradgate-home"  # with a disk cap: HOME on /tmp's tmpfs
 
 # --unshare-all: user (if it can), ipc, pid, net, uts, cgroup (if it can). --unshare-user:
 # always a user namespace, also for root, whose capabilities would otherwise stay with it.
@@ -85,6 +90,7 @@ def command(
     network: bool,
     devices: Sequence[str] = (),
     writable: Sequence[str] = (),
+    disk_bytes: int | None = None,
 ) -> list[str]:
     """``argv`` (the interpreter and its arguments) run under bubblewrap.
 
@@ -93,7 +99,8 @@ def command(
     symlinks on the host -> their targets. ``readonly``: the interpreter's folders and those
     the check shares read-only; ``writable``: those it shares writable; all filtered by
     :func:`exposable` already. ``devices``: device nodes to pass through (/dev/nvidia*); with
-    them, all of /sys is shown, read-only.
+    them, all of /sys is shown, read-only. ``disk_bytes``: the disk cap; None: the run's
+    folders on the host's disk, uncapped.
     """
     out = [bwrap, *NAMESPACES]
     if network:
@@ -113,13 +120,25 @@ def command(
     else:
         for folder in ("/sys/devices/system/cpu", "/sys/devices/system/node"):
             out += ["--ro-bind-try", folder, folder]
-    out += ["--bind", str(run_dir / "tmp"), str(TMP)]
+    if disk_bytes is None:
+        out += ["--bind", str(run_dir / "tmp"), str(TMP)]
+    else:
+        out += ["--size", str(disk_bytes), "--tmpfs", str(TMP), "--dir", str(CAPPED_HOME)]
+        # Before the folders below: what lies inside the tree (a virtualenv in the checkout)
+        # is bound on top of the empty tmpfs, and the child's copy leaves it be.
+        in_tmp = PurePosixPath(tree).is_relative_to(TMP)
+        out += ["--dir", str(tree)] if in_tmp else ["--size", str(disk_bytes), "--tmpfs", str(tree)]
     # After /tmp: an interpreter that lives in a temp folder is bound on top of the new /tmp.
     for path in readonly:
         out += ["--ro-bind", path, path]
     for path in writable:
         out += ["--bind", path, path]
-    out += ["--bind", str(run_dir / "tree"), str(tree), "--bind", str(run_dir / "home"), str(HOME)]
+    if disk_bytes is None:
+        out += ["--bind", str(run_dir / "tree"), str(tree)]
+        out += ["--bind", str(run_dir / "home"), str(HOME)]
+    else:
+        out += ["--ro-bind", str(run_dir / "tree"), str(SOURCE)]
+        out += ["--symlink", str(CAPPED_HOME), str(HOME)]
     out += ["--ro-bind", str(lib), str(LIB)]
     out += ["--ro-bind", str(run_dir / "request.json"), str(REQUEST), "--chdir", str(tree)]
     return [*out, "--", *argv]

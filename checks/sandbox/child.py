@@ -16,8 +16,8 @@ one, :func:`call_target`, calls the user's function with the request's ``kwargs`
 The message goes to RESULT_FD, never stdout, which user code owns:
 
     {"protocol": N, "ok": true, "value": ...}
-    {"protocol": N, "ok": false, "phase": "start" | "import" | "call" | "output",
-     "error": {"type", "message", "traceback", "memory", "missing"}}
+    {"protocol": N, "ok": false, "phase": "start" | "copy" | "import" | "call" | "output",
+     "error": {"type", "message", "traceback", "memory", "disk", "missing"}}
 
 ``checks.sandbox.outcome`` turns it into a return value or a SandboxError; the wording
 lives there.
@@ -26,6 +26,7 @@ lives there.
 from __future__ import annotations
 
 import contextlib
+import errno
 import faulthandler
 import importlib
 import importlib.util
@@ -33,6 +34,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -47,6 +49,10 @@ _TRACEBACK_FRAMES = 8
 # ("DefaultCPUAllocator: can't allocate memory ... Error code 12 (Cannot allocate memory)"),
 # and CUDA OOM is torch.OutOfMemoryError, a RuntimeError subclass.
 _MEMORY_WORDS = ("can't allocate memory", "cannot allocate memory", "out of memory")
+# Out of disk: ENOSPC, EFBIG (RLIMIT_FSIZE; Python ignores SIGXFSZ), EDQUOT; torch.save words
+# a full disk as "file write failed".
+_DISK_ERRNOS = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
+_DISK_WORDS = ("no space left on device", "file too large", "file write failed")
 
 
 class Missing(Exception):
@@ -170,6 +176,19 @@ def apply_limits(request: dict[str, Any]) -> None:
         _cap(request["memory_rlimit"], request["memory_bytes"])
     if request.get("processes_rlimit") is not None:
         _cap("RLIMIT_NPROC", request["processes_rlimit"])
+    if request.get("disk_bytes") is not None:
+        _cap("RLIMIT_FSIZE", request["disk_bytes"])  # one file; the tmpfs caps them all
+
+
+def copy_tree(source: str, target: str) -> None:
+    """Copy the export into the run's capped tree (``checks.sandbox.disk``), leaving alone what
+    is mounted there already (a virtualenv inside the checkout, bound read-only)."""
+
+    def mounted(folder: str, names: list[str]) -> list[str]:
+        inside = os.path.join(target, os.path.relpath(folder, source))
+        return [n for n in names if os.path.ismount(os.path.join(inside, n))]
+
+    shutil.copytree(source, target, symlinks=True, ignore=mounted, dirs_exist_ok=True)
 
 
 def _ours(filename: str) -> bool:
@@ -195,6 +214,8 @@ def error(exc: BaseException, *, missing: str | None = None) -> dict[str, Any]:
         "traceback": "Traceback (most recent call last):\n" + text if frames else text,
         "memory": bool(names & {"MemoryError", "OutOfMemoryError"})
         or any(word in message.lower() for word in _MEMORY_WORDS),
+        "disk": getattr(exc, "errno", None) in _DISK_ERRNOS
+        or any(word in message.lower() for word in _DISK_WORDS),
         "missing": missing,
     }
 
@@ -232,6 +253,19 @@ def _run(request: dict[str, Any]) -> dict[str, Any]:
         return {"ok": False, "phase": "call", "error": error(exc)}
 
 
+def _copy_then_run(request: dict[str, Any]) -> dict[str, Any]:
+    if request.get("copy_tree"):
+        try:
+            copy_tree(*request["copy_tree"])
+        except shutil.Error as exc:  # one (source, target, why) per file that failed
+            failed = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
+            why = str(failed[0][2]) if failed else str(exc)[:500]
+            return {"ok": False, "phase": "copy", "error": error(OSError(why))}
+        except OSError as exc:
+            return {"ok": False, "phase": "copy", "error": error(exc)}
+    return _run(request)
+
+
 def _encode(message: dict[str, Any]) -> bytes:
     message["protocol"] = PROTOCOL
     try:
@@ -249,7 +283,7 @@ def main(request_path: str, result_fd: int) -> None:
         request = json.load(file)
     faulthandler.enable()  # a segfault leaves a Python traceback in the output tail
     apply_limits(request)
-    data = _encode(_run(request))
+    data = _encode(_copy_then_run(request))
     view = memoryview(data)
     while view:
         view = view[os.write(result_fd, view) :]

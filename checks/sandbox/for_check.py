@@ -47,6 +47,7 @@ def run_user_code(
     limits = SandboxLimits(
         timeout_s=settings.timeout_s if timeout_s is None else timeout_s,
         memory_mb=settings.memory_mb,
+        disk_mb=settings.disk_mb,
     )
     return run_in_sandbox(
         target,

@@ -30,9 +30,13 @@ class Isolation:
     network: bool = True  # user code could reach the network
     contained: bool = False  # every process it started was stopped when the run ended
     cgroup: int | None = None  # the cgroup version that held the whole-run limits, if any
+    # How the disk cap held (checks.sandbox.disk): "tmpfs" (a filesystem of that size) or
+    # "watched" (measured, process-level); None: no cap.
+    disk: Literal["tmpfs", "watched"] | None = None
+    disk_mb: int | None = None  # the cap, in MB
 
     @property
-    def strength(self) -> tuple[bool, bool, bool, bool, bool]:
+    def strength(self) -> tuple[bool, bool, bool, bool, bool, bool]:
         """Orders runs from the weakest isolation to the strongest."""
         return (
             self.sandbox == "bubblewrap",
@@ -40,6 +44,7 @@ class Isolation:
             not self.network,
             self.memory == "run",
             self.processes == "run",
+            self.disk == "tmpfs",
         )
 
 

@@ -39,11 +39,17 @@ class SandboxLimits:
     # DataLoader workers start their own); None: no limit.
     processes: int | None = 1024
     cgroup: bool = True  # False: never make a cgroup for the run (rlimits only)
+    # What the run may write to its /tmp, HOME and tree, in MB (``checks.sandbox.disk``);
+    # None: no cap.
+    disk_mb: int | None = 2048
 
     def __post_init__(self) -> None:
         memory_ok = self.memory_mb is None or self.memory_mb > 0
         processes_ok = self.processes is None or self.processes > 0
-        if not (self.timeout_s > 0 and self.result_mb > 0 and memory_ok and processes_ok):
+        disk_ok = self.disk_mb is None or self.disk_mb > 0
+        if not (
+            self.timeout_s > 0 and self.result_mb > 0 and memory_ok and processes_ok and disk_ok
+        ):
             raise ValueError(f"sandbox limits must be positive: {self}")  # NaN fails too
 
 

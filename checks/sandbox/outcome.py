@@ -75,6 +75,7 @@ class Finished:
     timed_out: bool = False
     overflowed: bool = False  # the result passed limits.result_mb
     oom_kills: int = 0  # processes of the run's cgroup the kernel killed for memory
+    disk_full: bool = False  # the supervisor stopped it past its disk cap (a watched cap)
 
 
 def outcome(
@@ -119,6 +120,8 @@ def outcome(
             f"of {limits.memory_mb} MB, which holds for the child and every process it "
             f"started together.{output}",
         )
+    if run.disk_full:
+        raise fail("disk", f"{where} {_past_disk(limits)}; it was stopped.{output}")
     if run.overflowed:
         raise fail("output", f"{where} returned more than {limits.result_mb} MB of JSON.")
     if run.result:
@@ -139,6 +142,9 @@ def outcome(
             raise _start_failure(message, where=where, python=python, revision=revision)
         if isinstance(message, dict) and isinstance(message.get("error"), dict):
             limit = limits.processes if isolation.processes else None
+            if message["error"].get("disk"):
+                raised = _raised(message["error"])
+                raise fail("disk", f"{where} {_past_disk(limits)}: {raised}{output}")
             raise _failure(
                 message, target, where=where, cap=cap, processes=limit, revision=revision
             )
@@ -151,6 +157,8 @@ def outcome(
         raise fail("sandbox", f"{where}: bubblewrap could not set up the sandbox: {run.tail}")
     if run.returncode < 0:
         name = _signal_name(-run.returncode)
+        if -run.returncode == signal.SIGXFSZ:  # a program that does not ignore it, unlike Python
+            raise fail("disk", f"{where} {_past_disk(limits)}: killed by {name}.{output}")
         if -run.returncode == signal.SIGKILL or any(w in run.tail for w in _SIGNAL_MEMORY_WORDS):
             # We did not send it (no timeout), so SIGKILL is almost always the OOM killer.
             raise fail(
@@ -160,6 +168,19 @@ def outcome(
     raise fail(
         "crash", f"{where} exited with code {run.returncode} before returning a result.{output}"
     )
+
+
+def _past_disk(limits: SandboxLimits) -> str:
+    if limits.disk_mb is None:
+        return "ran out of disk space"
+    return (
+        f"went past its disk cap of {limits.disk_mb} MB (`disk_mb`), which holds for what it "
+        "writes to its /tmp, HOME and tree together"
+    )
+
+
+def _raised(error: dict[str, Any]) -> str:
+    return ": ".join(str(part) for part in (error.get("type"), error.get("message")) if part)
 
 
 def _start_failure(
@@ -190,7 +211,7 @@ def _failure(
 ) -> SandboxError:
     error = message["error"]
     phase, missing = message.get("phase"), error.get("missing")
-    raised = ": ".join(str(part) for part in (error.get("type"), error.get("message")) if part)
+    raised = _raised(error)
     trace = f"\n\n{error.get('traceback', '')}".rstrip()
     source = target.module or target.path
     if missing == "module":

@@ -8,6 +8,8 @@ says how:
     exception  the function raised
     memory     MemoryError / allocator failure, or the kernel killed a process of the run for
                memory
+    disk       it went past its disk cap (``disk``): a write failed with ENOSPC or EFBIG, or the
+               supervisor measured too much
     processes  the run could not start another process or thread: it was at its limit
     timeout    the wall-clock limit passed; the child was stopped, with what it started
     crash      killed by a signal, exited before returning, or could not be started
@@ -42,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from gradgate.checks.errors import SandboxError
-from gradgate.checks.sandbox import bwrap, cgroup, probe, rundir
+from gradgate.checks.sandbox import bwrap, cgroup, disk, probe, rundir
 from gradgate.checks.sandbox.child import PACKAGE, PROTOCOL
 from gradgate.checks.sandbox.env import NEVER_PASSED, PASSED_THROUGH, child_env
 from gradgate.checks.sandbox.isolation import Isolation, SandboxMode
@@ -170,6 +172,8 @@ def run_in_sandbox(
             kernel=kernel_version(os.uname().release),
         )
         path = None if parsed.path is None else str((root / parsed.path).resolve())
+        disk_bytes = None if limits.disk_mb is None else limits.disk_mb << 20
+        capped_copy = found.path is not None and disk_bytes is not None
         request = {
             "protocol": PROTOCOL,
             "program": program,
@@ -183,6 +187,9 @@ def run_in_sandbox(
             "memory_bytes": held.memory_bytes,
             "memory_rlimit": held.memory_rlimit,
             "processes_rlimit": held.processes_rlimit,
+            "disk_bytes": disk_bytes,
+            # Under bubblewrap with a disk cap, the child copies the tree into its capped one.
+            "copy_tree": [str(bwrap.SOURCE), str(root)] if capped_copy else None,
         }
         try:
             rundir.prepare(run, root=root, request=json.dumps(request), copy=bool(found.path))
@@ -194,9 +201,12 @@ def run_in_sandbox(
         if found.path:
             argv = bubblewrapped(found, argv, run=run, lib=lib, root=root, env=env, device=device,
                                  network=network, target_file=path, readable=readable,
-                                 writable=writable)  # fmt: skip
+                                 writable=writable, disk_bytes=disk_bytes)  # fmt: skip
         if group is not None:
             argv = ["/bin/sh", "-c", cgroup.JOIN, "sh", *group.procs, "--", *argv]
+        watch = None
+        if disk_bytes is not None and not found.path:  # no filesystem of its own: measured
+            watch = disk.Watch(disk_bytes, fresh=(run.tmp, run.home), growing=(root,))
         finished = supervise(
             argv,
             cwd=root,
@@ -204,6 +214,7 @@ def run_in_sandbox(
             limits=limits,
             where=where,
             kill_all=group.kill if group else lambda: None,
+            over_disk=watch,
         )
         if group is not None:
             finished = dataclasses.replace(finished, oom_kills=group.oom_kills())
@@ -217,6 +228,8 @@ def run_in_sandbox(
         network=network or not found.path,
         contained=found.path is not None or group is not None,
         cgroup=None if group is None else group.version,
+        disk=None if disk_bytes is None else "tmpfs" if found.path else "watched",
+        disk_mb=limits.disk_mb,
     )
     if on_isolation is not None:
         on_isolation(isolation)

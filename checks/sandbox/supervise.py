@@ -36,10 +36,13 @@ def supervise(
     limits: SandboxLimits,
     where: str,
     kill_all: Callable[[], None] = lambda: None,
+    over_disk: Callable[[], bool] | None = None,
 ) -> Finished:
     """Run ``argv`` (the result fd's number is appended) and watch it until it is done.
 
-    ``kill_all`` kills what the process group does not hold (the run's cgroup).
+    ``kill_all`` kills what the process group does not hold (the run's cgroup). ``over_disk``:
+    asked on every tick whether the run is past its disk cap (``checks.sandbox.disk.Watch``);
+    True stops it.
     """
     result_r, result_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -65,7 +68,7 @@ def supervise(
         os.close(out_w)
     buffers = {result_r: bytearray(), out_r: bytearray()}
     cap = limits.result_mb << 20
-    timed_out = overflowed = False
+    timed_out = overflowed = disk_full = False
     deadline = time.monotonic() + limits.timeout_s
     exit_fd = _pidfd(proc.pid)
     with selectors.DefaultSelector() as selector:
@@ -84,6 +87,9 @@ def supervise(
                 _pump(selector, buffers, out_r, timeout=min(remaining, _TICK_S), skip=exit_fd)
                 if len(buffers[result_r]) > cap:
                     overflowed = True
+                    break
+                if over_disk is not None and over_disk():
+                    disk_full = True
                     break
             # Always: processes the function started (DataLoader workers, a forgotten Popen)
             # die with it.
@@ -106,6 +112,7 @@ def supervise(
         tail=_decode_tail(buffers[out_r]),
         timed_out=timed_out,
         overflowed=overflowed,
+        disk_full=disk_full,
     )
 
 

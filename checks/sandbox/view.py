@@ -51,10 +51,12 @@ def bubblewrapped(
     target_file: str | None,
     readable: Collection[Path] = (),
     writable: Collection[Path] = (),
+    disk_bytes: int | None = None,
 ) -> list[str]:
     """``argv`` (the interpreter first) as the command that runs it under ``found``'s bwrap.
 
     ``readable`` and ``writable``: folders the check shares with the child, at their own paths.
+    ``disk_bytes``: the disk cap (``checks.sandbox.disk``); None: none.
     Raises SandboxError (kind "sandbox") for a shared folder that holds a secret place.
     """
     assert found.path is not None
@@ -94,6 +96,7 @@ def bubblewrapped(
         network=network,
         devices=devices,
         writable=shared[len(readable) :],
+        disk_bytes=disk_bytes,
     )
 
 

@@ -59,13 +59,28 @@ def scan(stream: BoundedReader | io.BytesIO) -> PickleScan:
         raise
     except (ValueError, IndexError, KeyError, TypeError, AttributeError, EOFError) as exc:
         raise UnreadableCheckpoint(
-            f"its pickle is corrupt or cut short ({exc}).", reason="pickle"
+            f"its pickle is corrupt or cut short ({brief(exc)}).", reason="pickle"
         ) from None
     return _summarise(root)
 
 
+def brief(exc: BaseException) -> str:
+    """An exception's first line, cut to a length a message can carry."""
+    text = str(exc).partition("\n")[0] or type(exc).__name__
+    return text if len(text) <= 160 else text[:159] + "…"
+
+
 def _label(key: Any) -> str:
-    return key if isinstance(key, str) else repr(key) if isinstance(key, int) else "?"
+    if isinstance(key, str):
+        return key if len(key) <= 200 else key[:199] + "…"
+    # A pickle's LONG4 holds any int: one of 5,000 digits has no str() (int_max_str_digits).
+    return str(key) if isinstance(key, int) and key.bit_length() <= 64 else "?"
+
+
+def _deeper(path: tuple[str, ...], key: Any) -> tuple[str, ...]:
+    """The key path one level down; only the first parts are ever shown, so only those are
+    kept (a 100k-deep nesting would otherwise copy ever longer paths)."""
+    return path if len(path) >= _MAX_PATH_PARTS else (*path, _label(key))
 
 
 def _summarise(root: Any) -> PickleScan:
@@ -89,11 +104,11 @@ def _summarise(root: Any) -> PickleScan:
             if owner is None and isinstance(value.func, Global) and not value.func.allowed:
                 owner = "/".join(path[:_MAX_PATH_PARTS])
             children = [(value.func, path), (value.args, path), (value.state, path)]
-            children += [(v, (*path, _label(k))) for k, v in value.items]
+            children += [(v, _deeper(path, k)) for k, v in value.items]
             pending.extend((v, p, owner) for v, p in reversed(children))
         elif isinstance(value, Dict):
             seen.add(id(value))
-            pending.extend((v, (*path, _label(k)), owner) for k, v in reversed(value.items))
+            pending.extend((v, _deeper(path, k), owner) for k, v in reversed(value.items))
             pending.extend((k, path, owner) for k, _ in value.items if not isinstance(k, str | int))
         elif isinstance(value, Seq):
             seen.add(id(value))

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import os
 import stat
+import struct
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gradgate.checks.checkpoint.read.pickles import Foreign
+from gradgate.checks.checkpoint.read.pickles import Foreign, brief
 from gradgate.checks.checkpoint.read.safetensors import read_header
 from gradgate.checks.checkpoint.read.sniff import (
     SNIFF_BYTES,
@@ -50,6 +52,21 @@ class ReferenceFile:
 
 def read_reference(path: Path, *, declared: str = "auto") -> ReferenceFile:
     """What ``path`` holds; UnreadableCheckpoint when it cannot be a usable checkpoint."""
+    try:
+        return _read(path, declared)
+    except UnreadableCheckpoint:
+        raise
+    # Whatever else a malformed file provokes in the standard library (zipfile, json, struct,
+    # int parsing, a structure nested past the recursion limit) is still "unreadable", with
+    # the reason, never a bare exception as the check's summary (issue 18).
+    except (ValueError, OverflowError, RecursionError, NotImplementedError, RuntimeError,
+            EOFError, struct.error, zipfile.BadZipFile, MemoryError) as exc:  # fmt: skip
+        raise UnreadableCheckpoint(
+            f"gradgate cannot read it: {type(exc).__name__}: {brief(exc)}.", reason="malformed"
+        ) from None
+
+
+def _read(path: Path, declared: str) -> ReferenceFile:
     head, size = _head(path)
     found = sniff(head, size=size)
     if found is Format.EMPTY:

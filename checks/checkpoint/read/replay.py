@@ -4,6 +4,11 @@
 unpickler would, but pushes symbols instead of objects: a ``Global`` is only a name, a
 ``Call`` only records what would be called with what, a ``Persistent`` id only its tuple.
 Nothing is imported or called. ``BoundedReader`` caps what a pickle may claim to read.
+
+The replay runs in gradgate's own process, so its work is bounded (issue 18): at most
+``MAX_OPCODES`` opcodes, and no value from the stack is ever turned into text, because the
+memo lets a 300-byte pickle alias one list into 2**40 nodes and ``str()`` of it would walk
+them all.
 """
 
 from __future__ import annotations
@@ -44,6 +49,9 @@ class _Mark:
 
 
 MARK = _Mark()
+# torch.save writes ~30 opcodes per tensor, so this is ~13,000 tensors of state dict; replay
+# takes ~2 µs per opcode on an idle core (under 1 s in all), ~8 µs on a loaded one.
+MAX_OPCODES = 400_000
 ANY = object()  # a value whose content does not matter here (a float, a buffer)
 
 
@@ -74,7 +82,14 @@ def replay(stream: Any) -> Any:
     ``Persistent``, strings and numbers; other constants are ``ANY``."""
     stack: list[Any] = []
     memo: dict[int, Any] = {}
-    for opcode, arg, _pos in pickletools.genops(stream):
+    for count, (opcode, arg, _pos) in enumerate(pickletools.genops(stream)):
+        if count >= MAX_OPCODES:
+            raise UnreadableCheckpoint(
+                f"its pickle has more than {MAX_OPCODES:,} opcodes (about "
+                f"{MAX_OPCODES // 30:,} tensors' worth), more than gradgate reads; save the "
+                "weights as safetensors.",
+                reason="too-large",
+            )
         name = opcode.name
         if name == "STOP":
             return stack.pop()
@@ -91,7 +106,10 @@ def replay(stream: Any) -> Any:
             stack.append(Global(module, attr))
         elif name == "STACK_GLOBAL":
             attr, module = stack.pop(), stack.pop()
-            stack.append(Global(str(module), str(attr)))
+            if not (isinstance(module, str) and isinstance(attr, str)):
+                # Never str() them: an aliased structure expands without end (issue 18).
+                raise ValueError("STACK_GLOBAL on something that is not a name")
+            stack.append(Global(module, attr))
         elif name in ("EXT1", "EXT2", "EXT4"):  # the copyreg extension registry: unknowable
             stack.append(Global("copyreg extension", str(arg)))
         elif name in ("REDUCE", "NEWOBJ"):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import reprlib
 import struct
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,9 @@ from gradgate.checks.checkpoint.tensors import TensorMeta
 from gradgate.checks.errors import UnreadableCheckpoint
 
 MAX_HEADER_BYTES = 100_000_000  # the library's MAX_HEADER_SIZE
+# Sizes and offsets are u64 in the library; a longer number is refused while parsing, before
+# Python builds it (a 5,000-digit one has no str() at all: int_max_str_digits).
+_MAX_DIGITS = 20
 METADATA_KEY = "__metadata__"
 
 # safetensors dtype -> (torch name, bits per element). Names torch does not have stay as is.
@@ -109,11 +113,19 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > _MAX_DIGITS:
+        raise _bad("header", f"the header holds a number of {len(text):,} digits")
+    return int(text)
+
+
 def _parse_json(raw: bytes) -> dict[str, Any]:
     if not raw.startswith(b"{"):
         raise _bad("header-json", "the header does not start with a JSON object")
     try:
-        header = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates)
+        header = json.loads(
+            raw.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_int=_bounded_int
+        )
     except UnicodeDecodeError as exc:
         raise _bad("header-json", f"the header is not UTF-8 (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
@@ -131,23 +143,35 @@ def _entry(key: str, info: Any) -> tuple[TensorMeta, int, int]:
         raise _bad("header", f"{where} must have exactly `dtype`, `shape` and `data_offsets`")
     dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
     if not isinstance(shape, list) or not all(_natural(n) for n in shape):
-        raise _bad("header", f"{where} has shape {shape!r}, not a list of sizes")
+        raise _bad("header", f"{where} has shape {_brief(shape)}, not a list of sizes")
     if not (isinstance(offsets, list) and len(offsets) == 2 and all(_natural(n) for n in offsets)):
-        raise _bad("header", f"{where} has data_offsets {offsets!r}, not [begin, end]")
+        raise _bad("header", f"{where} has data_offsets {_brief(offsets)}, not [begin, end]")
     begin, end = offsets
     if begin > end:
         raise _bad("header", f"{where} ends (byte {end}) before it begins (byte {begin})")
     if not isinstance(dtype, str) or dtype not in DTYPES:
-        raise _bad("header", f"{where} has dtype {dtype!r}, which safetensors does not define")
+        raise _bad(
+            "header", f"{where} has dtype {_brief(dtype)}, which safetensors does not define"
+        )
     name, bits = DTYPES[dtype]
     expected = math.prod(shape) * bits
     if expected % 8 or expected // 8 != end - begin:
+        needs = f"{expected / 8:,g}" if expected < 1 << 60 else f"{expected // 8:,}"
         raise _bad(
             "header",
-            f"{where} takes {end - begin:,} bytes but its shape {shape} of {dtype} needs "
-            f"{expected / 8:,g}",
+            f"{where} takes {end - begin:,} bytes but its shape {_brief(shape)} of {dtype} "
+            f"needs {needs}",
         )
     return TensorMeta(tuple(shape), name), begin, end
+
+
+def _brief(value: Any) -> str:
+    """A header value as a message shows it: cut short, whatever it holds (it may nest deep)."""
+    return _REPR.repr(value)
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlist, _REPR.maxdict, _REPR.maxlevel, _REPR.maxstring = 8, 4, 3, 60
 
 
 def _natural(value: Any) -> bool:

@@ -26,6 +26,10 @@ from gradgate.checks.checkpoint.read.replay import BoundedReader
 from gradgate.checks.errors import UnreadableCheckpoint
 
 MAX_PICKLE_BYTES = 256 << 20  # ~2 million tensors' worth of pickle
+# torch.save stores data.pkl uncompressed. A compressed one may inflate this many times over
+# (pickles compress ~5-10x) plus a megabyte; a 204 KB zip holding 200 MB of pickle may not.
+MAX_INFLATION = 64
+_READABLE_METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
 
 _LEGACY_PICKLES = 5
 # Bytes per element of each typed storage class a legacy file names.
@@ -69,10 +73,11 @@ def scan_zip(path: Path) -> PickleScan:
             )
         info = archive.getinfo(pickles[0])
         _bounded_size(info.file_size)
+        _readable_member(info)
         try:
             with archive.open(info) as raw:
                 result = scan(BoundedReader(raw, info.file_size))
-        except (zipfile.BadZipFile, OSError) as exc:
+        except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError) as exc:
             raise UnreadableCheckpoint(
                 f"its data.pkl cannot be read ({exc}).", reason="truncated"
             ) from None
@@ -101,6 +106,29 @@ def scan_legacy(path: Path) -> PickleScan:
 def _depth_one(name: str, leaf: str) -> bool:
     folder, _, rest = name.partition("/")
     return bool(folder) and rest == leaf
+
+
+def _readable_member(info: zipfile.ZipInfo) -> None:
+    """Refuse, before inflating anything, a data.pkl that is encrypted, compressed in a way
+    zipfile cannot undo, or that inflates like a zip bomb."""
+    if info.flag_bits & 0x1:
+        raise UnreadableCheckpoint(
+            "its data.pkl is encrypted, which torch.save never does; gradgate cannot read it.",
+            reason="format",
+        )
+    if info.compress_type not in _READABLE_METHODS:
+        raise UnreadableCheckpoint(
+            f"its data.pkl is compressed with zip method {info.compress_type}, which gradgate "
+            "cannot read (torch.save stores it uncompressed).",
+            reason="format",
+        )
+    limit = MAX_INFLATION * info.compress_size + (1 << 20)
+    if info.compress_type != zipfile.ZIP_STORED and info.file_size > limit:
+        raise UnreadableCheckpoint(
+            f"its data.pkl inflates from {info.compress_size:,} bytes to {info.file_size:,}, "
+            f"more than {MAX_INFLATION} times over: a zip bomb, not torch.save's output.",
+            reason="too-large",
+        )
 
 
 def _bounded_size(size: int) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+from gradgate.checks.bounded_yaml import bounded
 from gradgate.checks.config_docs.model import Fact, Key, Problem, dotted
 from gradgate.checks.config_docs.values import Value, from_python
 
@@ -36,7 +37,9 @@ def read_yaml(path: str, text: str, *, origin: str = "config") -> tuple[list[Fac
     try:
         loader = _Loader(text)
         while loader.check_node():
-            _mapping_or_leaf(walk, loader, loader.get_node(), ())
+            node = loader.get_node()
+            bounded(node)  # before the walk: a list of aliases is one leaf, built whole
+            _mapping_or_leaf(walk, loader, node, ())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = None if mark is None else int(mark.line) + 1

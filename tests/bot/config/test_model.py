@@ -340,8 +340,8 @@ MALFORMED = [
         "checks:\n  gradient:\n    devices: [cuda]\n",
         "checks.gradient.devices",
         3,
-        "unknown key `devices`; did you mean `device`? (allowed: timeout_s, memory_mb, network, "
-        "env_allow, model, device, seed, steps, gained, allow)",
+        "unknown key `devices`; did you mean `device`? (allowed: timeout_s, memory_mb, disk_mb, "
+        "network, env_allow, model, device, seed, steps, gained, allow)",
     ),
     (
         "unknown-check-block",

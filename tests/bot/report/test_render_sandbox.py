@@ -16,9 +16,10 @@ from gradgate.checks.base import CheckResult, Outcome
 from gradgate.checks.sandbox.isolation import Isolation, weakest
 
 GOLDEN = Path(__file__).parent / "golden"
-WEAK = Isolation("process", reason="`bwrap` is not installed", memory="process", network=True)
+WEAK = Isolation("process", reason="`bwrap` is not installed", memory="process", network=True,
+                 disk="watched", disk_mb=2048)  # fmt: skip
 STRONG = Isolation("bubblewrap", memory="run", processes="run", network=False, contained=True,
-                   cgroup=2)  # fmt: skip
+                   cgroup=2, disk="tmpfs", disk_mb=2048)  # fmt: skip
 
 
 def sandboxed_report() -> Report:

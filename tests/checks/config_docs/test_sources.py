@@ -6,6 +6,7 @@ from gradgate.checks.config_docs.model import Fact
 from gradgate.checks.config_docs.sources.data_facts import read_json, read_toml
 from gradgate.checks.config_docs.sources.python_facts import read_code_defaults, read_config_module
 from gradgate.checks.config_docs.sources.yaml_facts import read_yaml
+from gradgate.checks.config_docs.values import from_text
 
 
 def table(facts: list[Fact]) -> list[tuple[int, str, str]]:
@@ -113,3 +114,27 @@ def main(epochs):
         (17, "seed", "0", "argparse default"),
         (20, "epochs", "20", "click default"),
     ]
+
+
+# Nine levels of nine aliases each, as lists: 9**9 (387 million) items once expanded, in ~300
+# bytes. The mapping form above was refused; this one ran past 150 s at 1.2 GB (issue 18).
+LIST_LAUGHS = "l0: &l0 lol\n" + "".join(
+    f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]\n" for i in range(1, 10)
+)
+
+
+def test_yaml_alias_bomb_made_of_lists_is_refused_not_expanded() -> None:
+    facts, problems = read_yaml("bomb.yaml", LIST_LAUGHS)
+    assert facts == [] and [p.kind for p in problems] == ["unparsed"]
+    assert "anchors and aliases expand it by more than 50,000 nodes" in problems[0].why
+
+
+def test_a_flow_list_of_aliases_in_a_doc_is_text_not_expanded() -> None:
+    cell = "[" + ", ".join(f"&l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 10))
+    value = from_text(cell.replace("*l0", "1") + "]")
+    assert value.kind == "str"
+
+
+def test_a_long_yaml_list_written_out_is_not_a_bomb() -> None:
+    facts, problems = read_yaml("long.yaml", "ids: [" + ", ".join(["7"] * 120_000) + "]\n")
+    assert problems == [] and len(facts) == 1
