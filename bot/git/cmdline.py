@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, TypeVar
 
@@ -156,3 +157,32 @@ def stop(git: Started) -> None:
         git.kill()
         with contextlib.suppress(GitError):
             git.wait()
+
+
+@contextlib.contextmanager
+def streamed(git: Started, reader: Callable[[IO[bytes]], object]) -> Iterator[Callable[[], None]]:
+    """``reader`` reads git's output in a thread while the caller goes on (a pipe holds 64 KB:
+    unread, git would wait). The function it yields waits for the reader and raises what git or
+    the reader raised; on exit git is stopped, read or not."""
+    failed: list[BaseException] = []
+
+    def read_all() -> None:
+        try:
+            reader(git.stdout)
+        except BaseException as exc:
+            failed.append(exc)
+
+    thread = threading.Thread(target=read_all, name="gradgate-git-reader", daemon=True)
+    thread.start()
+
+    def done() -> None:
+        thread.join()
+        read(git, lambda _: None)  # raises if git failed
+        if failed:
+            raise failed[0]
+
+    try:
+        yield done
+    finally:
+        stop(git)  # not read: the caller failed first, or had no use for it
+        thread.join()

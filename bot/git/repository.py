@@ -16,7 +16,6 @@ import functools
 import os
 import shutil
 import tempfile
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
@@ -218,36 +217,14 @@ class GitRepository:
         """Every path git tracks at the commit ``sha`` (a full SHA), submodules included, and
         every directory above them, in git's order (a directory before what it holds): given to
         ``feed`` as text, each path ended by a NUL, a batch at a time, in a thread, as git
-        writes them. The function it yields waits for the last batch.
-
+        writes them (``gitcmd.streamed``). The function it yields waits for the last batch.
         The planner asks zone patterns about these (bot.plan.unmatched) while git works out the
-        diff: git lists 100,000 files in ~0.05 s, and the batches are indexed as they come, so
-        that work overlaps git's (a pipe holds 64 KB: unread, git would wait for the planner).
+        diff: git lists 100,000 files in ~0.05 s, and indexing the batches overlaps git's work.
         """
         gitcmd.check_rev(sha)
         started = self._start("ls-tree", "-r", "-t", "-z", "--name-only", "--full-tree", sha)
-        failed: list[BaseException] = []
-
-        def read() -> None:
-            try:
-                read_paths(started.stdout, feed)
-            except BaseException as exc:
-                failed.append(exc)
-
-        reader = threading.Thread(target=read, name="gradgate-ls-tree", daemon=True)
-        reader.start()
-
-        def done() -> None:
-            reader.join()
-            gitcmd.read(started, lambda _: None)  # raises if git failed
-            if failed:
-                raise failed[0]
-
-        try:
+        with gitcmd.streamed(started, lambda out: read_paths(out, feed)) as done:
             yield done
-        finally:
-            gitcmd.stop(started)  # not read: the caller failed first, or had no zones
-            reader.join()
 
     def _tree(self, revision: str) -> git.Tree:
         sha = revision if gitcmd.FULL_SHA.fullmatch(revision) else self.resolve(revision)
