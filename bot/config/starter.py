@@ -39,15 +39,26 @@ class StarterZone:
     owners: tuple[str, ...]  # quoted for YAML; empty: a commented hint instead
 
 
-def starter_config(paths: Sequence[str], read: Callable[[str], bytes | None] | None = None) -> str:
+def starter_config(
+    paths: Sequence[str],
+    read: Callable[[str], bytes | None] | None = None,
+    *,
+    entrypoint: str | None = None,
+    factory_file: str | None = None,
+) -> str:
     """The commented `.gradgate.yml` that `gradgate init` writes for a repository whose tracked
-    files are ``paths``, read with ``read`` (None: names only, no file is read)."""
+    files are ``paths``, read with ``read`` (None: names only, no file is read).
+
+    ``entrypoint``: a factory `init` wrote and built once; `model:` names it and the model
+    checks are required. ``factory_file``: a factory template `init` wrote for the user to
+    fill in, named in the commented `model:` example."""
     found = survey(paths, read or _unread)
     owners = Owners.read(read or _unread)
     return render_template(
         "starter.gradgate.yml.j2",
-        zones=_zones(found, paths, owners),
-        factory=_factory_hint(found),
+        zones=_zones(found, paths, owners, has_model=entrypoint is not None),
+        factory=entrypoint or (f"{factory_file}:build" if factory_file else _factory_hint(found)),
+        factory_ready=entrypoint is not None,
         check=_SHOWN_CHECK,
         settings=_settings(_SHOWN_CHECK),
     )
@@ -66,7 +77,9 @@ def _factory_hint(found: Survey) -> str:
     return f"{module.replace('/', '.')}:build_model"
 
 
-def _zones(found: Survey, paths: Sequence[str], owners: Owners) -> list[StarterZone]:
+def _zones(
+    found: Survey, paths: Sequence[str], owners: Owners, *, has_model: bool
+) -> list[StarterZone]:
     zones = []
     model = list(found.model) or _model_by_name(found.python)
     why: tuple[str | int, ...]
@@ -74,7 +87,7 @@ def _zones(found: Survey, paths: Sequence[str], owners: Owners) -> list[StarterZ
         why = ("modules" if found.model else "named", len(model))
         patterns = cover(model, found.python, suffix=".py")
         wanted = ("protected", "gradient", "checkpoint")
-        zones.append(_zone("model-core", why, patterns, wanted, model, owners))
+        zones.append(_zone("model-core", why, patterns, wanted, model, owners, has_model))
     if found.training:
         why = ("training", len(found.training))
         patterns = cover(found.training, found.python, suffix=".py")
@@ -95,12 +108,13 @@ def _zone(
     wanted: tuple[str, ...],
     files: Sequence[str],
     owners: Owners,
+    has_model: bool = False,
 ) -> StarterZone:
     checks, waiting = [], []
     for check in wanted:
         if not REGISTRY[check].available:
             waiting.append((check, "not yet available in this version of gradgate"))
-        elif check in _NEEDS_MODEL:
+        elif check in _NEEDS_MODEL and not has_model:
             waiting.append((check, "set `model:` above first"))
         else:
             checks.append(check)
