@@ -48,17 +48,21 @@ def starter_config(
     read: Callable[[str], bytes | None] | None = None,
     *,
     entrypoint: str | None = None,
+    factory_file: str | None = None,
 ) -> str:
     """The commented `.gradgate.yml` that `gradgate init` writes for a repository whose tracked
-    files are ``paths``, read with ``read`` (None: names only, no file is read). With
-    ``entrypoint`` (a model factory that exists), `model:` names it and the model checks run."""
+    files are ``paths``, read with ``read`` (None: names only, no file is read).
+
+    ``entrypoint``: a factory `init` wrote and built once; `model:` names it and the model
+    checks are required. ``factory_file``: a factory template `init` wrote for the user to
+    fill in, named in the commented `model:` example."""
     found = survey(paths, read or _unread)
     owners = Owners.read(read or _unread)
     return render_template(
         "starter.gradgate.yml.j2",
         zones=_zones(found, owners, has_model=entrypoint is not None),
-        factory=entrypoint or _factory_hint(found),
-        entrypoint=entrypoint is not None,
+        factory=entrypoint or (f"{factory_file}:build" if factory_file else _factory_hint(found)),
+        factory_ready=entrypoint is not None,
         check=_SHOWN_CHECK,
         settings=_settings(_SHOWN_CHECK),
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import re
 import tomllib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from configparser import ConfigParser
 from dataclasses import dataclass
 
@@ -252,3 +252,10 @@ def _from_setup_py(raw: bytes) -> list[str]:
             elif isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
                 names.append(node.value.value.replace("-", "_"))
     return names
+
+
+def model_classes(sources: Mapping[str, bytes]) -> list[tuple[str, str]]:
+    """(path, class name) of every nn.Module subclass defined in ``sources`` (path -> text)."""
+    headers = {path: _class_headers(data) for path, data in sources.items()}
+    modules = _module_classes(headers.values())
+    return [(path, name) for path, found in headers.items() for name, _ in found if name in modules]

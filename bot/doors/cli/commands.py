@@ -141,7 +141,16 @@ def _init(args: argparse.Namespace) -> int:
     except GradgateError:  # a repository with no commit yet
         text = starter_config(())
     else:
-        text = starter_config(repo.list_files(head), lambda path: repo.read(head, path))
+        paths, read = repo.list_files(head), lambda path: repo.read(head, path)
+        entrypoint = factory_file = None
+        if not args.print and not args.no_factory:
+            from gradgate.bot.doors.cli.init_factory import write_factory
+
+            made = write_factory(repo.root, paths, read, python=args.python, force=args.force)
+            emit(render_template("cli_init_factory.txt.j2", outcome=made))
+            entrypoint = made.entrypoint
+            factory_file = None if made.path is None else made.path.name
+        text = starter_config(paths, read, entrypoint=entrypoint, factory_file=factory_file)
     if args.print:
         emit(text)
         return 0

@@ -63,6 +63,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--print", action="store_true", help="print the proposed file instead of writing it"
     )
     init.add_argument(
+        "--no-factory",
+        action="store_true",
+        help="do not guess, build and write a model factory (gradgate_factory.py)",
+    )
+    init.add_argument(
+        "--python",
+        default=os.environ.get("GRADGATE_PYTHON") or None,
+        metavar="PATH",
+        help="interpreter that builds the guessed model once, e.g. your training env's python",
+    )
+    init.add_argument(
         "--workflows",
         action="store_true",
         help="write the GitHub Actions workflows instead (.github/workflows/gradgate*.yml)",
