@@ -51,7 +51,7 @@ def _finding(severity: Severity, lang: str, n: int) -> Finding:
 
 def _result(name: str, i: int) -> CheckResult:
     findings = tuple(
-        _finding(severity, lang, 10 * i + j)
+        _finding(severity, lang, 10 * i + j + 1)
         for j, (severity, lang) in enumerate(
             (s, lang) for s in Severity for lang in ("diff", "text", "suggestion")
         )
@@ -71,6 +71,8 @@ def _result(name: str, i: int) -> CheckResult:
             network=False,
             contained=True,
             cgroup=2,
+            disk="watched",
+            disk_mb=2048,
         ),
         # The gradient check's template reads its own data; the others carry it only in JSON.
         extra={} if name == "gradient" else {"note": name, "values": [1, 2.5, "x", None, {}]},
@@ -110,7 +112,7 @@ def _report() -> Report:
         plan=plan,
         base_sha="a" * 40,
         head_sha="b" * 40,
-        config_hash="c0ffee",
+        config_hash="c0ffee123456",
         config_source="the base commit's .gradgate.yml",
         error="one check could not decide",
         diff_lines=DiffLines(
