@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 FILES = 1_000
@@ -145,12 +146,12 @@ def module_text(i: int, *, head: bool) -> str:
     return text
 
 
-def build_repo(root: Path) -> dict[str, tuple[bytes, bytes]]:
+def build_repo(
+    root: Path, text: Callable[..., str] = module_text
+) -> dict[str, tuple[bytes, bytes]]:
+    """The repository of FILES modules, ``text(i, head=...)`` each, committed as base and head."""
     files = {
-        f"pkg/m{i:04d}.py": (
-            module_text(i, head=False).encode(),
-            module_text(i, head=True).encode(),
-        )
+        f"pkg/m{i:04d}.py": (text(i, head=False).encode(), text(i, head=True).encode())
         for i in range(FILES)
     }
     stream: list[bytes] = []

@@ -9,9 +9,10 @@ comment on the line, or the rule's grade in `checks.dl-lint.rules`, says otherwi
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import ClassVar
 
 from gradgate.checks.base import (
@@ -28,12 +29,14 @@ from gradgate.checks.diff import ChangeStatus, FileChange, LineSpan
 from gradgate.checks.dl_lint.evaluation import evaluations
 from gradgate.checks.dl_lint.findings import finding, summary, unlinted
 from gradgate.checks.dl_lint.languages import foreign
-from gradgate.checks.dl_lint.scan import Hit, scan
+from gradgate.checks.dl_lint.scan import NEEDLES, Hit, scan
 from gradgate.checks.dl_lint.settings import DlLintSettings
 
 _IGNORE = re.compile(r"#\s*gradgate:\s*ignore(?:\[(?P<rules>[^\]]*)\])?")
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf")
 _MAX_BYTES = 2_000_000
+# An evaluation function (rule `eval-mode-lost`): its module is parsed even without NEEDLES.
+_EVAL_DEF = re.compile(r"def _*(?:eval|validat|test)", re.IGNORECASE)
 
 
 class DlLintCheck:
@@ -103,24 +106,25 @@ def _python(
     path = change.path
     base_path = None if change.status is ChangeStatus.COPIED else change.base_path
     head_text = _read(ctx, ctx.head_sha, path)
+    needed, evaluating = head_text is not None and NEEDLES.search(head_text), _EVAL_DEF
+    if head_text is not None and not needed and not evaluating.search(head_text):
+        return []  # nothing any rule looks for: not even parsed
     head = _parse(head_text, path)
     if head is None or head_text is None:
-        return [
-            unlinted(
-                path,
-                "it is not readable UTF-8 Python" if head_text is None else "it does not parse",
-            )
-        ]
-    base_text = _read(ctx, ctx.base_sha, base_path)
-    base = _parse(base_text, base_path or path)
-    before = (
-        Counter(h.key for h in scan(base, base_path or path, base_text or ""))
-        if base
-        else Counter()
-    )
-    hits = [h for h in scan(head, path, head_text) if _added(h, change.new_lines)]
-    if base is not None:
-        hits += _evaluations_lost(base, head, change)
+        why = "it is not readable UTF-8 Python" if head_text is None else "it does not parse"
+        return [unlinted(path, why)]
+
+    @functools.cache
+    def base() -> tuple[ast.Module | None, str]:
+        text = _read(ctx, ctx.base_sha, base_path)
+        return _parse(text, base_path or path), text or ""
+
+    hits = [h for h in scan(head, path, head_text) if _added(h, change.new_lines)] if needed else []
+    hits += _evaluations_lost(base, head, change)
+    if not hits:
+        return []
+    tree, text = base()
+    before = Counter(h.key for h in scan(tree, base_path or path, text)) if tree else Counter()
     lines = head_text.splitlines()
     out = []
     for hit in hits:
@@ -157,14 +161,20 @@ def _ignored(hit: Hit, lines: list[str]) -> bool:
     return False
 
 
-def _evaluations_lost(base: ast.Module, head: ast.Module, change: FileChange) -> list[Hit]:
-    """`model.eval()` or `no_grad` dropped from an evaluation function the PR edited."""
+def _evaluations_lost(
+    base: Callable[[], tuple[ast.Module | None, str]], head: ast.Module, change: FileChange
+) -> list[Hit]:
+    """`model.eval()` or `no_grad` dropped from an evaluation function the PR edited. The base
+    is parsed only when an evaluation function lacks one of them at head."""
     if _is_test_file(change.path):
         return []
-    before, after = evaluations(base), evaluations(head)
-    out = []
+    after = evaluations(head)
+    out: list[Hit] = []
     for qualname, now in after.items():
-        was = before.get(qualname)
+        if now.calls_eval and now.no_grad:
+            continue
+        tree = base()[0]
+        was = evaluations(tree).get(qualname) if tree is not None else None
         if was is None:
             continue
         edited = any(

@@ -9,6 +9,8 @@ the file is not the PR's doing.
 from __future__ import annotations
 
 import ast
+import functools
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -56,6 +58,14 @@ class Hit:
     words: Mapping[str, str] = field(default_factory=dict)
 
 
+# What a module must mention for a rule that reads one revision to apply: a module without any
+# is not walked (most changed files of a PR).
+NEEDLES = re.compile(
+    r"seed|DataLoader|init_process_group|NCCL|DistributedDataParallel|DDP|\bsave\(|\bload\("
+    r"|register_\w*hook|cuda"
+)
+
+
 def scan(tree: ast.Module, path: str, source: str) -> list[Hit]:
     """Every place in the module where a rule applies (rules that compare revisions aside)."""
     return list(_Scan(tree, path, source).hits())
@@ -68,16 +78,22 @@ class _Scan:
         package = module if is_package(path) else module.rpartition(".")[0]
         self.names: dict[str, str] = {}
         self.classes: dict[str, str] = {}  # class defined here -> "dataclass" or "module"
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import | ast.ImportFrom):
+        classes: list[ast.ClassDef] = []
+        calls: list[ast.Call] = []
+        self.assigns: list[ast.Assign] = []
+        for node in ast.walk(tree):  # one walk: imports, classes, calls and assignments
+            if isinstance(node, ast.Call):
+                calls.append(node)
+            elif isinstance(node, ast.Assign):
+                self.assigns.append(node)
+            elif isinstance(node, ast.Import | ast.ImportFrom):
                 bind_import(node, package, self.names)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef):
-                kind = self._class_kind(node)
-                if kind:
-                    self.classes[node.name] = kind
-        self.comments = comment_lines(source)
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+            elif isinstance(node, ast.ClassDef):
+                classes.append(node)
+        for node in classes:
+            kind = self._class_kind(node)
+            if kind:
+                self.classes[node.name] = kind
         self.called = [(n, self.resolve(n.func)) for n in calls]
         self.seeds_torch = any(last(q, n) in _TORCH_SEEDS for n, q in self.called)
         self.seeds = self.seeds_torch or any(q in _OTHER_SEEDS for _, q in self.called)
@@ -159,8 +175,13 @@ class _Scan:
                 how=span(seconds),
             )
 
+    @functools.cached_property
+    def comments(self) -> set[int]:
+        return comment_lines(self.source)
+
     def _environment(self) -> Iterator[Hit]:
-        for node in ast.walk(self.tree):
+        nodes: list[ast.Assign | ast.Call] = [*self.assigns, *(n for n, _ in self.called)]
+        for node in nodes:
             key: ast.expr | None = None
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -230,10 +251,8 @@ class _Scan:
         if len(parts) != 1:
             return None
         found: ast.expr | None = None
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == parts[0] for t in node.targets
-            ):
+        for node in self.assigns:
+            if any(isinstance(t, ast.Name) and t.id == parts[0] for t in node.targets):
                 found = node.value
         return found
 
