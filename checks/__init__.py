@@ -7,6 +7,7 @@ from gradgate.checks.base import Check
 from gradgate.checks.checkpoint.check import CheckpointCheck
 from gradgate.checks.config_docs.check import ConfigDocsCheck
 from gradgate.checks.gradient.check import GradientCheck
+from gradgate.checks.metrics.check import MetricsCheck
 from gradgate.checks.protected.check import ProtectedCheck
 
 REGISTRY: dict[str, Check] = {
@@ -17,6 +18,7 @@ REGISTRY: dict[str, Check] = {
         CheckpointCheck(),
         ConfigDocsCheck(),
         ApiContractCheck(),
+        MetricsCheck(),
     )
 }
 

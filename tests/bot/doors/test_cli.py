@@ -221,6 +221,7 @@ def test_only_runs_the_named_check(project: GitRepo, capsys: pytest.CaptureFixtu
         "checkpoint": "skipped",
         "config-docs": "skipped",
         "api-contract": "skipped",
+        "metrics": "skipped",
     }
     assert code == 0
 
