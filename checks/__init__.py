@@ -8,6 +8,7 @@ from gradgate.checks.checkpoint.check import CheckpointCheck
 from gradgate.checks.config_docs.check import ConfigDocsCheck
 from gradgate.checks.gradient.check import GradientCheck
 from gradgate.checks.metrics.check import MetricsCheck
+from gradgate.checks.perf.check import PerfCheck
 from gradgate.checks.protected.check import ProtectedCheck
 
 REGISTRY: dict[str, Check] = {
@@ -19,6 +20,7 @@ REGISTRY: dict[str, Check] = {
         ConfigDocsCheck(),
         ApiContractCheck(),
         MetricsCheck(),
+        PerfCheck(),
     )
 }
 

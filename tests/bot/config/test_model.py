@@ -225,7 +225,7 @@ MALFORMED = [
         "zones[0] (name: m).checks[1]",
         6,
         "unknown check `gradiant`; did you mean `gradient`? "
-        "(known checks: protected, gradient, checkpoint, config-docs, api-contract, metrics)",
+        "(known checks: protected, gradient, checkpoint, config-docs, api-contract, metrics, perf)",
     ),
     (
         "checks-as-string",
@@ -526,7 +526,7 @@ def test_error_in_a_merged_value_points_at_the_line_that_wrote_it() -> None:
         "1 more problem:",
         "  .gradgate.yml:5 at `zones[1] (name: decoder).checks[0]`: unknown check `protectd`; "
         "did you mean `protected`? (known checks: protected, gradient, checkpoint, config-docs, "
-        "api-contract, metrics)",
+        "api-contract, metrics, perf)",
     ]
 
 

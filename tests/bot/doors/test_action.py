@@ -38,6 +38,7 @@ def test_open_push_push_leaves_exactly_one_comment_and_the_right_statuses(world:
                 "config-docs",
                 "api-contract",
                 "metrics",
+                "perf",
             )
         },
     }
