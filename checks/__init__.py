@@ -8,6 +8,8 @@ from gradgate.checks.checkpoint.check import CheckpointCheck
 from gradgate.checks.config_docs.check import ConfigDocsCheck
 from gradgate.checks.dl_lint.check import DlLintCheck
 from gradgate.checks.gradient.check import GradientCheck
+from gradgate.checks.metrics.check import MetricsCheck
+from gradgate.checks.perf.check import PerfCheck
 from gradgate.checks.protected.check import ProtectedCheck
 
 REGISTRY: dict[str, Check] = {
@@ -19,6 +21,8 @@ REGISTRY: dict[str, Check] = {
         ConfigDocsCheck(),
         ApiContractCheck(),
         DlLintCheck(),
+        MetricsCheck(),
+        PerfCheck(),
     )
 }
 

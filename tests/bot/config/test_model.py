@@ -225,7 +225,8 @@ MALFORMED = [
         "zones[0] (name: m).checks[1]",
         6,
         "unknown check `gradiant`; did you mean `gradient`? "
-        "(known checks: protected, gradient, checkpoint, config-docs, api-contract, dl-lint)",
+        "(known checks: protected, gradient, checkpoint, config-docs, api-contract, dl-lint, "
+        "metrics, perf)",
     ),
     (
         "checks-as-string",
@@ -526,7 +527,7 @@ def test_error_in_a_merged_value_points_at_the_line_that_wrote_it() -> None:
         "1 more problem:",
         "  .gradgate.yml:5 at `zones[1] (name: decoder).checks[0]`: unknown check `protectd`; "
         "did you mean `protected`? (known checks: protected, gradient, checkpoint, config-docs, "
-        "api-contract, dl-lint)",
+        "api-contract, dl-lint, metrics, perf)",
     ]
 
 

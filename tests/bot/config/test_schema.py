@@ -18,7 +18,7 @@ EXAMPLE = Path(__file__).resolve().parents[3] / "config.example.yaml"
 _KEYWORDS = {
     "$schema", "$defs", "$ref", "title", "description", "type", "properties", "required",
     "additionalProperties", "items", "default", "enum", "pattern", "minItems", "minimum",
-    "maximum", "exclusiveMinimum", "anyOf", "minLength",
+    "maximum", "exclusiveMinimum", "anyOf", "minLength", "minProperties",
 }  # fmt: skip
 _TYPES = {"object", "array", "string", "integer", "number", "boolean", "null"}
 

@@ -222,6 +222,8 @@ def test_only_runs_the_named_check(project: GitRepo, capsys: pytest.CaptureFixtu
         "config-docs": "skipped",
         "api-contract": "skipped",
         "dl-lint": "skipped",
+        "metrics": "skipped",
+        "perf": "skipped",
     }
     assert code == 0
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+from gradgate.bot import templates
 from gradgate.bot.plan.plan import ConfigOrigin, Plan, PlannedCheck, Reason, ReasonKind
 from gradgate.bot.report.lines import DiffLines
 from gradgate.bot.report.load import report_from_json
@@ -32,6 +34,12 @@ def _reasons(kind: ReasonKind) -> tuple[Reason, ...]:
         Reason(kind, zone="model", path="loss.py", more=1, line=7, construct="torch.no_grad()",
                removed=True),
     )  # fmt: skip
+
+
+OWN_TEMPLATES = frozenset(
+    p.name.removeprefix("check_").split(".")[0]
+    for p in (Path(templates.__file__).parent).glob("check_*.md.j2")
+)
 
 
 def _finding(severity: Severity, lang: str, n: int) -> Finding:
@@ -74,8 +82,9 @@ def _result(name: str, i: int) -> CheckResult:
             disk="watched",
             disk_mb=2048,
         ),
-        # The gradient check's template reads its own data; the others carry it only in JSON.
-        extra={} if name == "gradient" else {"note": name, "values": [1, 2.5, "x", None, {}]},
+        # A check with its own template (check_<name>.*.j2) reads its own data; the others
+        # carry it only in JSON.
+        extra={} if name in OWN_TEMPLATES else {"note": name, "values": [1, 2.5, "x", None, {}]},
     )
 
 

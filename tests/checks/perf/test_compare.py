@@ -1,0 +1,50 @@
+"""The perf verdict from per-round step times: block only when the whole interval is beyond."""
+
+from __future__ import annotations
+
+import pytest
+from gradgate.checks.perf.child import clock_for
+from gradgate.checks.perf.compare import interval, judge
+
+
+@pytest.mark.parametrize(
+    ("base", "head", "verdict"),
+    [
+        ([1.0, 1.0, 1.0, 1.0, 1.0], [4.0, 3.8, 4.1, 3.9, 4.2], "slower"),
+        ([1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.02, 0.98, 1.01, 0.99], "ok"),
+        ([1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.6, 0.9, 1.5, 1.0], "noisy"),
+        ([1.0, 1.0, 1.0, 1.0, 1.0], [1.2, 1.2, 1.2, 1.2, 1.2], "slower"),
+        ([1.0, 1.0, 1.0, 1.0, 1.0], [1.1, 1.1, 1.1, 1.1, 1.1], "ok"),
+    ],
+)
+def test_the_verdict_follows_the_interval_against_max_slowdown(
+    base: list[float], head: list[float], verdict: str
+) -> None:
+    timing = judge("train", base, head, max_slowdown=1.15, confidence=0.95)
+
+    assert timing.verdict == verdict
+    assert timing.low <= timing.ratio <= timing.high
+
+
+def test_a_machine_that_slows_down_for_a_while_cancels_out_round_by_round() -> None:
+    base = [1.0, 3.0, 1.0, 3.0, 1.0]  # a busy neighbour in rounds 1 and 3, on both sides
+    head = [1.0, 3.0, 1.0, 3.0, 1.0]
+
+    timing = judge("train", base, head, max_slowdown=1.15, confidence=0.95)
+
+    assert (timing.ratio, timing.low, timing.high, timing.verdict) == (1.0, 1.0, 1.0, "ok")
+
+
+def test_the_interval_is_the_same_for_the_same_rounds() -> None:
+    ratios = [1.0, 1.3, 0.9, 1.1, 1.2]
+
+    assert interval(ratios, confidence=0.9) == interval(ratios, confidence=0.9)
+    low, high = interval(ratios, confidence=0.9)
+    assert min(ratios) <= low < high <= max(ratios)
+
+
+@pytest.mark.parametrize(("device", "clock"), [("cpu", "perf_counter"), ("cuda", "cuda-events")])
+def test_cuda_steps_are_timed_with_events_and_cpu_steps_with_perf_counter(
+    device: str, clock: str
+) -> None:
+    assert clock_for(device) == clock
