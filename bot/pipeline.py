@@ -324,6 +324,7 @@ def run_request(
                 zone_owners=planned.plan.owners,
                 python=python,
                 model=planned.policy.config.model,
+                data=planned.policy.config.data,
                 config_dir=config_dir,
                 sandbox=sandbox,
                 user_code=request.user_code,

@@ -86,8 +86,8 @@ MALFORMED = [
         "zone",
         2,
         "unknown key `zone`; did you mean `zones`? "
-        "(allowed: version, zones, always, checks, python, model, runners, gradient-sensitive, "
-        "sandbox, report)",
+        "(allowed: version, zones, always, checks, python, model, data, runners, "
+        "gradient-sensitive, sandbox, report)",
     ),
     (
         "duplicate-top-level-key",
@@ -225,7 +225,7 @@ MALFORMED = [
         "zones[0] (name: m).checks[1]",
         6,
         "unknown check `gradiant`; did you mean `gradient`? "
-        "(known checks: protected, gradient, checkpoint, config-docs, api-contract)",
+        "(known checks: protected, gradient, checkpoint, data, config-docs, api-contract)",
     ),
     (
         "checks-as-string",

@@ -31,7 +31,7 @@ def test_open_push_push_leaves_exactly_one_comment_and_the_right_statuses(world:
         "gradgate": "success",
         **{
             f"gradgate/{c}": "success"
-            for c in ("protected", "gradient", "checkpoint", "config-docs", "api-contract")
+            for c in ("protected", "gradient", "checkpoint", "data", "config-docs", "api-contract")
         },
     }
 
