@@ -51,7 +51,9 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any], *, tolerance: floa
             which = "no longer returns" if name not in head_out else "newly returns"
             changes.append(OutputChange(name, (Difference("outputs", f"head {which} it"),)))
             continue
-        found = differences(base_out[name], head_out[name], tolerance=tolerance)
+        found = differences(
+            base_out[name], head_out[name], tolerance=tolerance, source=head.get("input")
+        )
         if found:
             changes.append(OutputChange(name, found))
     varied = {rev: _varied(runs, tolerance) for rev, runs in (("base", base), ("head", head))}
@@ -107,8 +109,11 @@ def _max_diff(a: Sequence[float], b: Sequence[float]) -> float:
     return max((abs(x - y) for x, y in zip(a, b, strict=True)), default=0.0)
 
 
-def differences(base: Output, head: Output, *, tolerance: float) -> tuple[Difference, ...]:
-    """What changed from ``base`` to ``head``: empty when they are equal within ``tolerance``."""
+def differences(
+    base: Output, head: Output, *, tolerance: float, source: Output | None = None
+) -> tuple[Difference, ...]:
+    """What changed from ``base`` to ``head``: empty when they are equal within ``tolerance``.
+    ``source``: the input both were made from (the synthetic image), when known."""
     if equal(base, head, tolerance=tolerance):
         return ()
     found: list[Difference] = []
@@ -122,9 +127,14 @@ def differences(base: Output, head: Output, *, tolerance: float) -> tuple[Differ
     b_img = as_image(base["shape"], base["values"])
     h_img = as_image(head["shape"], head["values"])
     if b_img is not None and h_img is not None:
-        explained = _explain(b_img, h_img, _threshold(head["values"], tolerance))
-        if explained is not None:
-            return (*found, *explained)
+        match = _match(b_img, h_img, _threshold(head["values"], tolerance))
+        if match is not None:
+            named = _words(b_img, h_img, match)
+            if match.order != tuple(range(len(match.order))) and _same_scaling(
+                source, base, head, tolerance
+            ):  # the same per-channel scaling, now applied to other channels: not a change
+                named = tuple(d for d in named if d.kind not in ("normalization", "value-range"))
+            return (*found, *named)
     if base["shape"] != head["shape"]:
         words = f"shape {_shape(base['shape'])} → {_shape(head['shape'])}"
         found.append(Difference("shape", words))
@@ -149,9 +159,18 @@ def _threshold(values: Sequence[float], tolerance: float) -> float:
     return max(tolerance, 1e-3 * spread)
 
 
-def _explain(base: Image, head: Image, threshold: float) -> tuple[Difference, ...] | None:
-    """The layout, channel order, geometry and per-channel affine map that turn base's image
-    into head's within ``threshold``, in words; None when none does."""
+@dataclass(frozen=True, slots=True)
+class Match:
+    """head's channel i ≈ fits[i] of base's channel order[i], after ``geometry``."""
+
+    geometry: str
+    order: tuple[int, ...]
+    fits: tuple[Fit, ...]
+
+
+def _match(base: Image, head: Image, threshold: float) -> Match | None:
+    """The channel order, geometry and per-channel affine map that turn base's image into
+    head's within ``threshold``; None when none does."""
     count = len(base.channels)
     if count != len(head.channels):
         return None
@@ -163,13 +182,39 @@ def _explain(base: Image, head: Image, threshold: float) -> tuple[Difference, ..
         for order in permutations(range(count)):  # the identity first
             chosen = [fits[i][order[i]] for i in range(count)]
             if all(f is not None and f.error <= threshold for f in chosen):
-                return _words(base, head, geometry, order, [f for f in chosen if f is not None])
+                return Match(geometry, order, tuple(f for f in chosen if f is not None))
     return None
 
 
-def _words(
-    base: Image, head: Image, geometry: str, order: Sequence[int], fits: Sequence[Fit]
-) -> tuple[Difference, ...]:
+def _by_source(source: Image, output: Output, tolerance: float) -> dict[int, Fit] | None:
+    image = as_image(output["shape"], output["values"])
+    match = (
+        None if image is None else _match(source, image, _threshold(output["values"], tolerance))
+    )
+    if match is None:
+        return None
+    return dict(enumerate(match.fits))
+
+
+def _same_scaling(source: Output | None, base: Output, head: Output, tolerance: float) -> bool:
+    """Does each output channel get the same scale and offset from its input channel at base
+    and at head (a per-channel normalization that stayed, whichever channel now feeds it)?"""
+    image = None if source is None else as_image(source["shape"], source["values"])
+    if image is None:
+        return False
+    at_base = _by_source(image, base, tolerance)
+    at_head = _by_source(image, head, tolerance)
+    if at_base is None or at_head is None or set(at_base) != set(at_head):
+        return False
+    return all(
+        abs(at_base[k].scale / at_head[k].scale - 1) < 1e-3
+        and abs(at_base[k].offset - at_head[k].offset) <= 1e-3 * max(1.0, abs(at_head[k].offset))
+        for k in at_base
+    )
+
+
+def _words(base: Image, head: Image, match: Match) -> tuple[Difference, ...]:
+    geometry, order, fits = match.geometry, match.order, match.fits
     found: list[Difference] = []
     if base.batch != head.batch:
         verb = "adds" if head.batch else "removes"

@@ -113,9 +113,18 @@ def probe(request: dict[str, Any], target: Target) -> Any:
         if value is None:
             continue
         try:
-            return {"form": form, "runs": [_twice(transform, value, seed)]}
+            runs = [_twice(transform, value, seed)]
         except Exception as exc:  # this form is not what the transform takes: try the next
             failed = exc
+            continue
+        flat = [float(v) for row in pixels for pixel in row for v in pixel]
+        source = {
+            "kind": "synthetic",
+            "dtype": "uint8",
+            "shape": [HEIGHT, WIDTH, 3],
+            "values": flat,
+        }
+        return {"form": form, "runs": runs, "input": source}
     if failed is None:
         return {"problem": {"code": "no-form"}}
     raise failed

@@ -25,7 +25,9 @@ def tensor_image() -> torch.Tensor:
 
 def measured(transform: Callable[[Any], Any], form: str = "tensor") -> dict[str, Any]:
     image = tensor_image() if form == "tensor" else np.array(synthetic(), dtype=np.uint8)
-    return {"form": form, "runs": [[encode(transform(image)), encode(transform(image))]]}
+    source = encode(np.array(synthetic(), dtype=np.uint8))["output"]
+    runs = [[encode(transform(image)), encode(transform(image))]]
+    return {"form": form, "runs": runs, "input": source}
 
 
 def to_float(x: torch.Tensor) -> torch.Tensor:
@@ -124,3 +126,20 @@ def test_head_nondeterminism_is_a_warning() -> None:
     (finding,) = result.findings
     assert finding.kind == "data-nondeterministic"
     assert "unseeded random number generator" in finding.message
+
+
+def test_a_dropped_conversion_before_a_per_channel_normalization_is_only_the_channel_order() -> (
+    None
+):
+    message = said(
+        lambda x: (x.float() / 255 - MEAN) / STD,
+        base=lambda x: (x.flip(0).float() / 255 - MEAN) / STD,
+    )
+    assert "head channel 0 is base channel 2: BGR ↔ RGB" in message
+    assert "normalization" not in message
+
+
+def test_a_swap_and_a_new_normalization_name_both() -> None:
+    message = said(lambda x: (x.flip(0).float() / 255 - MEAN) / STD)
+    assert "BGR ↔ RGB" in message
+    assert "normalization changed" in message
