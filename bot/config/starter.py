@@ -24,8 +24,8 @@ from gradgate.checks.base import CheckSettings
 
 _LOOSE_YAML_LISTED = 10  # more loose YAML files than this: one glob per extension instead
 _SHOWN_CHECK = "protected"  # the check whose settings the starter file shows
-# Checks that run the model need `model:` (a factory) before they can run.
-_NEEDS_MODEL = frozenset({"gradient", "checkpoint"})
+# Checks that run user code need their block (`model:` or `data:`) before they can run.
+_NEEDS_BLOCK = {"gradient": "model", "checkpoint": "model", "data": "data"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +80,10 @@ def _zones(found: Survey, paths: Sequence[str], owners: Owners) -> list[StarterZ
         patterns = cover(found.training, found.python, suffix=".py")
         zones.append(_zone("training", why, patterns, ("protected", "api-contract"),
                            found.training, owners))  # fmt: skip
+    if found.data:
+        why = ("data", len(found.data))
+        patterns = cover(found.data, found.python, suffix=".py")
+        zones.append(_zone("data-path", why, patterns, ("protected", "data"), found.data, owners))
     configs, docs = _config_patterns(found.configs), _doc_patterns(found.docs)
     if docs:  # the docs are checked even without configs: their imports and commands
         why = ("config-docs", len(found.configs), len(found.docs))
@@ -100,8 +104,8 @@ def _zone(
     for check in wanted:
         if not REGISTRY[check].available:
             waiting.append((check, "not yet available in this version of gradgate"))
-        elif check in _NEEDS_MODEL:
-            waiting.append((check, "set `model:` above first"))
+        elif check in _NEEDS_BLOCK:
+            waiting.append((check, f"set `{_NEEDS_BLOCK[check]}:` above first"))
         else:
             checks.append(check)
     return StarterZone(

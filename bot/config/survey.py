@@ -6,7 +6,9 @@ user code. Model code is a Python file that defines a subclass of ``torch.nn.Mod
 class of the repository that does (timm's layers derive from its own base classes). Class
 headers are found with a regular expression and each header is parsed with ``ast``: parsing
 every file whole costs ~10 s on a repository the size of timm (1,700 files), the headers
-alone well under one. Training code calls ``.backward()`` or ``<optimizer>.step()``.
+alone well under one. Training code calls ``.backward()`` or ``<optimizer>.step()``. Data code
+defines a ``Dataset`` or a ``collate_fn``, uses transforms, or decodes images (``cv2.imread``,
+``Image.open``, ``torchvision.io``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ _DOC_SUFFIXES = (".md", ".mdx", ".rst")
 # `class Name(bases):` at any indentation; the bases may span lines.
 _CLASS = re.compile(rb"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^()]*(?:\([^()]*\)[^()]*)*)\)[ \t]*:", re.M)
 _BACKWARD = re.compile(rb"\.backward\(|\b\w*(?:optim|optimizer|opt)\w*\.step\(")
+_DATA = re.compile(
+    rb"\bcv2\.imread\(|\bImage\.open\(|\btorchvision\.io\b|\bcollate_fn\b|\btransforms\b"
+    rb"|^[ \t]*class[ \t]+\w+[ \t]*\([^)]*\bDataset\b",
+    re.M,
+)
 _TORCH_BASES = frozenset({"Module", "LightningModule"})  # any `nn.X` counts as well
 
 
@@ -35,6 +42,7 @@ class Survey:
     packages: tuple[str, ...]  # the project's packages, from its packaging files
     model: tuple[str, ...]  # Python files that define nn.Module subclasses
     training: tuple[str, ...]  # Python files that call backward() or an optimizer's step()
+    data: tuple[str, ...]  # Python files with datasets, transforms or image decoding
     configs: tuple[str, ...]
     docs: tuple[str, ...]
     python: tuple[str, ...]  # every Python file considered (the model zone's universe)
@@ -49,12 +57,14 @@ def survey(paths: Sequence[str], read: Callable[[str], bytes | None]) -> Survey:
     model = [p for p, found in classes.items() if any(name in modules for name, _ in found)]
     model_set = set(model)
     training = [p for p, data in sources.items() if _BACKWARD.search(data)]
+    data = [p for p, data in sources.items() if p not in model_set and _DATA.search(data)]
     configs = [p for p in paths if _is_config(p)]
     docs = [p for p in paths if _is_doc(p)]
     return Survey(
         packages=_packages(paths, read),
         model=tuple(model),
         training=tuple(p for p in training if p not in model_set),
+        data=tuple(data),
         configs=tuple(configs),
         docs=tuple(docs),
         python=tuple(python),

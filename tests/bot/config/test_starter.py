@@ -258,3 +258,19 @@ def test_each_zone_says_why_it_was_proposed() -> None:
     assert "# training: proposed because 1 file calls backward() or an optimizer's step()." in text
     assert "# config-docs: proposed because 2 config files and 1 doc" in text
     assert '#   entrypoint: "model:build_model"' in text
+
+
+def test_files_with_datasets_transforms_or_image_decoding_get_a_data_zone() -> None:
+    sources = {
+        "pkg/data.py": b"import cv2\n\ndef load(p):\n    return cv2.imread(p)\n",
+        "pkg/sets.py": b"from torch.utils.data import Dataset\n\nclass Faces(Dataset):\n    pass\n",
+        "pkg/util.py": b"def add(a, b):\n    return a + b\n",
+    }
+    text = starter_config(list(sources), sources.get)
+    config = load_config(text)
+    (zone,) = [z for z in config.zones if z.name == "data-path"]
+    spec = pathspec.GitIgnoreSpec.from_lines(zone.paths)
+    assert spec.match_file("pkg/data.py") and spec.match_file("pkg/sets.py")
+    assert zone.checks == ("protected",)
+    assert "# - data  # set `data:` above first" in text
+    assert "2 files define datasets or transforms, or decode images" in text
