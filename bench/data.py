@@ -106,6 +106,7 @@ def main(argv: list[str]) -> int:
     import importlib
 
     probe = importlib.import_module("gradgate.checks.data.child.probe")
+    assert probe.__file__ is not None
 
     with tempfile.TemporaryDirectory(prefix="gradgate-bench-") as tmp:
         folder = Path(tmp)
