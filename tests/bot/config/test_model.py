@@ -77,7 +77,7 @@ MALFORMED = [
         None,
         1,
         "the top level must be a mapping with the keys version, zones, always, checks, python, "
-        "model, runners, gradient-sensitive, sandbox, report; got a list",
+        "model, data, runners, gradient-sensitive, sandbox, report; got a list",
     ),
     ("top-level-text", "\n\njust some text\n", None, 3, "the top level must be a mapping"),
     (
@@ -525,8 +525,8 @@ def test_error_in_a_merged_value_points_at_the_line_that_wrote_it() -> None:
     assert error.message.splitlines()[1:] == [
         "1 more problem:",
         "  .gradgate.yml:5 at `zones[1] (name: decoder).checks[0]`: unknown check `protectd`; "
-        "did you mean `protected`? (known checks: protected, gradient, checkpoint, config-docs, "
-        "api-contract)",
+        "did you mean `protected`? (known checks: protected, gradient, checkpoint, data, "
+        "config-docs, api-contract)",
     ]
 
 
