@@ -6,6 +6,7 @@ from gradgate.checks.api_contract.check import ApiContractCheck
 from gradgate.checks.base import Check
 from gradgate.checks.checkpoint.check import CheckpointCheck
 from gradgate.checks.config_docs.check import ConfigDocsCheck
+from gradgate.checks.data.check import DataCheck
 from gradgate.checks.dl_lint.check import DlLintCheck
 from gradgate.checks.gradient.check import GradientCheck
 from gradgate.checks.metrics.check import MetricsCheck
@@ -18,6 +19,7 @@ REGISTRY: dict[str, Check] = {
         ProtectedCheck(),
         GradientCheck(),
         CheckpointCheck(),
+        DataCheck(),
         ConfigDocsCheck(),
         ApiContractCheck(),
         DlLintCheck(),

@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
 
+from gradgate.checks.data.spec import DataSpec
 from gradgate.checks.diff import FileChange
 from gradgate.checks.model.spec import ModelSpec
 from gradgate.checks.sandbox.isolation import Isolation, SandboxMode
@@ -186,6 +187,8 @@ class CheckContext:
     # The top-level `model:` block; a check reads its effective spec with
     # checks.model.settings.effective_model, which lets the check's own block override it.
     model: ModelSpec | None = None
+    # The top-level `data:` block: where the `data` check finds the transform.
+    data: DataSpec | None = None
     # The folder of a config given with --config: entrypoint paths may be relative to it.
     config_dir: Path | None = None
     # `sandbox:` in the config (or the door's default): "require" refuses to run user code

@@ -24,6 +24,7 @@ from gradgate.bot.config.yaml_lines import read_marked
 from gradgate.bot.config.zone import CheckName, GitignorePattern, Zone, known_check
 from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckSettings
+from gradgate.checks.data.spec import DataSpec
 from gradgate.checks.model.spec import ModelSpec
 from pydantic import (
     BaseModel,
@@ -155,6 +156,13 @@ class Config(BaseModel):
         description=(
             "How the model checks (gradient, checkpoint) build your model and an example "
             "batch at each revision; a check's own `model:` under `checks:` replaces it."
+        ),
+    )
+    data: DataSpec | None = Field(
+        default=None,
+        description=(
+            "Where the `data` check finds your data transform (preprocessing, augmentation) "
+            "to run at each revision on the same input."
         ),
     )
 

@@ -28,8 +28,8 @@ from gradgate.checks.base import CheckSettings
 
 _LOOSE_YAML_LISTED = 10  # more loose YAML files than this: one glob per extension instead
 _SHOWN_CHECK = "protected"  # the check whose settings the starter file shows
-# Checks that run the model need `model:` (a factory) before they can run.
-_NEEDS_MODEL = frozenset({"gradient", "checkpoint"})
+# Checks that run user code need their block (`model:` or `data:`) before they can run.
+_NEEDS_BLOCK = {"gradient": "model", "checkpoint": "model", "data": "data"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +102,11 @@ def _zones(found: Survey, owners: Owners, *, has_model: bool) -> list[StarterZon
         if files:
             patterns = cover(files, found.python, suffix=".py")
             zones.append(_zone(name, (name, len(files)), patterns, code, files, owners, has_model))
+    if found.data:
+        why = ("data", len(found.data))
+        patterns = cover(found.data, found.python, suffix=".py")
+        zones.append(_zone("data-path", why, patterns, ("protected", "dl-lint", "data"),
+                           found.data, owners, has_model))  # fmt: skip
     if docs:  # the docs are checked even without configs: their imports and commands
         why = ("config-docs", len(found.configs), len(found.docs), len(found.described))
         patterns = [*_config_patterns(found.configs), *docs]
@@ -125,8 +130,10 @@ def _zone(
     for check in wanted:
         if not REGISTRY[check].available:
             waiting.append((check, "not yet available in this version of gradgate"))
-        elif check in _NEEDS_MODEL and not has_model:
+        elif _NEEDS_BLOCK.get(check) == "model" and not has_model:
             waiting.append((check, "set `model:` above first"))
+        elif _NEEDS_BLOCK.get(check) == "data":
+            waiting.append((check, "set `data:` above first"))
         else:
             checks.append(check)
     return StarterZone(

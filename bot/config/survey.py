@@ -9,7 +9,9 @@ every file whole costs ~10 s on a repository the size of timm (1,700 files), the
 alone well under one. Training code calls ``.backward()`` or ``<optimizer>.step()``. Loss code
 (outside those) is named like it (`losses.py`, `criterion.py`) or defines a `..._loss` function.
 Described code is the Python files the docs name (`python sample.py`), beside the doc or from
-the root: a change there can contradict a doc the pull request never touched.
+the root: a change there can contradict a doc the pull request never touched. Data code
+defines a ``Dataset`` or a ``collate_fn``, uses transforms, or decodes images (``cv2.imread``,
+``Image.open``, ``torchvision.io``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ _DOC_SUFFIXES = (".md", ".mdx", ".rst")
 # `class Name(bases):` at any indentation; the bases may span lines.
 _CLASS = re.compile(rb"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^()]*(?:\([^()]*\)[^()]*)*)\)[ \t]*:", re.M)
 _BACKWARD = re.compile(rb"\.backward\(|\b\w*(?:optim|optimizer|opt)\w*\.step\(")
+_DATA = re.compile(
+    rb"\bcv2\.imread\(|\bImage\.open\(|\btorchvision\.io\b|\bcollate_fn\b|\btransforms\b"
+    rb"|^[ \t]*class[ \t]+\w+[ \t]*\([^)]*\bDataset\b",
+    re.M,
+)
 _TORCH_BASES = frozenset({"Module", "LightningModule"})  # any `nn.X` counts as well
 _LOSS_DEF = re.compile(rb"^[ \t]*def[ \t]+\w*loss\w*[ \t]*\(", re.M | re.I)
 _LOSS_NAME = re.compile(r"loss|criterion", re.I)
@@ -43,6 +50,7 @@ class Survey:
     training: tuple[str, ...]  # Python files that call backward() or an optimizer's step()
     losses: tuple[str, ...]  # other Python files that define losses
     described: tuple[str, ...]  # other Python files the docs name
+    data: tuple[str, ...]  # Python files with datasets, transforms or image decoding
     configs: tuple[str, ...]
     docs: tuple[str, ...]
     python: tuple[str, ...]  # every Python file considered (the model zone's universe)
@@ -57,6 +65,7 @@ def survey(paths: Sequence[str], read: Callable[[str], bytes | None]) -> Survey:
     model = [p for p, found in classes.items() if any(name in modules for name, _ in found)]
     model_set = set(model)
     training = [p for p, data in sources.items() if _BACKWARD.search(data)]
+    data = [p for p, data in sources.items() if p not in model_set and _DATA.search(data)]
     configs = [p for p in paths if _is_config(p)]
     docs = [p for p in paths if _is_doc(p)]
     training = [p for p in training if p not in model_set]
@@ -70,6 +79,7 @@ def survey(paths: Sequence[str], read: Callable[[str], bytes | None]) -> Survey:
         training=tuple(training),
         losses=tuple(losses),
         described=tuple(described),
+        data=tuple(data),
         configs=tuple(configs),
         docs=tuple(docs),
         python=tuple(python),

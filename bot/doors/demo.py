@@ -102,6 +102,11 @@ PLANTED = (
         lambda f: f.kind == "checkpoint-renamed",
     ),
     Planted(
+        "the dropped BGR→RGB conversion in the evaluation preprocessing",
+        "data",
+        lambda f: f.kind == "data-changed" and "BGR ↔ RGB" in f.message,
+    ),
+    Planted(
         "the README's `batch_size 32` against the config's 64",
         "config-docs",
         lambda f: f.kind == "doc-value-mismatch" and f.file == "README.md",

@@ -259,6 +259,7 @@ def run_request(
                 paths_requiring=requiring,
                 python=python,
                 model=planned.policy.config.model,
+                data=planned.policy.config.data,
                 config_dir=config_dir,
                 sandbox=sandbox,
                 user_code=request.user_code,

@@ -17,32 +17,33 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from gradgate.checks.model.spec import ModelSpec
 from gradgate.checks.sandbox import bwrap, rundir
 from gradgate.checks.sandbox.outcome import parse_target
 
 
 @contextlib.contextmanager
-def config_folder(config_dir: Path | None, spec: ModelSpec, *, root: Path) -> Iterator[Path | None]:
+def config_folder(
+    config_dir: Path | None, entrypoint: str | None, *, root: Path
+) -> Iterator[Path | None]:
     """``config_dir`` when the child may see it (or None: no --config); otherwise a temporary
-    folder holding copies of the factory files of ``spec`` found in it, removed on exit."""
+    folder holding copies of the files of ``entrypoint`` found in it, removed on exit."""
     if config_dir is None or bwrap.exposable(str(config_dir), rundir.secret_places(root)):
         yield config_dir
         return
     with tempfile.TemporaryDirectory(prefix="gradgate-config-") as staged:
-        for relative in _factory_files(spec, config_dir):
+        for relative in _factory_files(entrypoint, config_dir):
             target = Path(staged) / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(config_dir / relative, target)
         yield Path(staged)
 
 
-def _factory_files(spec: ModelSpec, config_dir: Path) -> list[Path]:
+def _factory_files(entrypoint: str | None, config_dir: Path) -> list[Path]:
     """The files of the entrypoint that lie in ``config_dir``: a file target, or a module target's
     module (`pkg/mod.py`, or `pkg/mod/__init__.py`) with the package files above it."""
-    if spec.entrypoint is None:
+    if entrypoint is None:
         return []
-    target = parse_target(spec.entrypoint)
+    target = parse_target(entrypoint)
     if target.path is not None:
         candidates = [Path(target.path)]
     else:

@@ -10,7 +10,7 @@ check's own settings beside it.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +27,20 @@ from gradgate.checks.sandbox.outcome import parse_target, target_label
 def entry_target(spec: ModelSpec, *, root: Path, config_dir: Path | None) -> str | None:
     """The sandbox target for ``spec``: None for a `build` spec; a file entrypoint that is not in
     the revision's tree but next to the config becomes that file's absolute path."""
-    if spec.entrypoint is None:
+    return resolve_entrypoint(spec.entrypoint, root=root, config_dir=config_dir)
+
+
+def resolve_entrypoint(
+    entrypoint: str | None, *, root: Path, config_dir: Path | None
+) -> str | None:
+    """``entrypoint`` as the sandbox target: in the revision's tree, else next to the config."""
+    if entrypoint is None:
         return None
-    parsed = parse_target(spec.entrypoint)
+    parsed = parse_target(entrypoint)
     if parsed.path is None or config_dir is None or (root / parsed.path).is_file():
-        return spec.entrypoint
+        return entrypoint
     beside_config = config_dir / parsed.path
-    return f"{beside_config}:{parsed.attr}" if beside_config.is_file() else spec.entrypoint
+    return f"{beside_config}:{parsed.attr}" if beside_config.is_file() else entrypoint
 
 
 def run_model_program(
@@ -58,10 +65,53 @@ def run_model_program(
     writes (the other revision's tree, weights handed from the base run to the head run); the
     config's folder is readable always. Under bubblewrap the child sees nothing else.
     """
-    with config_folder(ctx.config_dir, spec, root=root) as config_dir:
-        target = entry_target(spec, root=root, config_dir=config_dir)
+    return run_entry_program(
+        ctx,
+        settings,
+        entrypoint=spec.entrypoint,
+        key="model",
+        request=spec.as_request(),
+        root=root,
+        revision=revision,
+        program=program,
+        kwargs=kwargs,
+        device=device,
+        seed=seed,
+        timeout_s=timeout_s,
+        readable=readable,
+        writable=writable,
+        describe_problem=lambda problem, where: describe(problem, where=where),
+    )
+
+
+def run_entry_program(
+    ctx: CheckContext,
+    settings: UserCodeSettings,
+    *,
+    entrypoint: str | None,
+    key: str,
+    request: Mapping[str, Any],
+    root: Path,
+    revision: str,
+    program: str,
+    describe_problem: Callable[[Mapping[str, Any], str], str],
+    kwargs: Mapping[str, Any] | None = None,
+    device: str = "cpu",
+    seed: int | None = 0,
+    timeout_s: float | None = None,
+    readable: Sequence[Path] = (),
+    writable: Sequence[Path] = (),
+) -> Any:
+    """What :func:`run_model_program` does, for any check whose user code is a factory named in
+    a config block: ``request`` travels as ``kwargs[key]`` with the config's folder as its
+    ``extra_path``; a returned ``{"problem": ...}`` becomes a ModelError worded by
+    ``describe_problem(problem, where)``."""
+    # Only the entrypoint's own files are shown when the config's folder holds the source
+    # repository (an uncommitted config tried with --config: checks.model.beside).
+    with config_folder(ctx.config_dir, entrypoint, root=root) as config_dir:
+        target = resolve_entrypoint(entrypoint, root=root, config_dir=config_dir)
         extra_path = [] if config_dir is None else [str(config_dir)]
-        payload = {**(kwargs or {}), "model": {**spec.as_request(), "extra_path": extra_path}}
+        payload = {**(kwargs or {}), key: {**request, "extra_path": extra_path}}
         try:
             value = run_user_code(
                 ctx,
@@ -87,7 +137,7 @@ def run_model_program(
         problem = value["problem"]
         where = target_label(parse_target(target).text, revision)
         raise ModelError(
-            describe(problem, where=where), code=str(problem.get("code")), revision=revision
+            describe_problem(problem, where), code=str(problem.get("code")), revision=revision
         )
     return value
 

@@ -77,7 +77,7 @@ MALFORMED = [
         None,
         1,
         "the top level must be a mapping with the keys version, zones, always, checks, python, "
-        "model, runners, gradient-sensitive, sandbox, report, trust; got a list",
+        "model, data, runners, gradient-sensitive, sandbox, report, trust; got a list",
     ),
     ("top-level-text", "\n\njust some text\n", None, 3, "the top level must be a mapping"),
     (
@@ -86,8 +86,8 @@ MALFORMED = [
         "zone",
         2,
         "unknown key `zone`; did you mean `zones`? "
-        "(allowed: version, zones, always, checks, python, model, runners, gradient-sensitive, "
-        "sandbox, report, trust)",
+        "(allowed: version, zones, always, checks, python, model, data, runners, "
+        "gradient-sensitive, sandbox, report, trust)",
     ),
     (
         "duplicate-top-level-key",
@@ -225,8 +225,8 @@ MALFORMED = [
         "zones[0] (name: m).checks[1]",
         6,
         "unknown check `gradiant`; did you mean `gradient`? "
-        "(known checks: protected, gradient, checkpoint, config-docs, api-contract, dl-lint, "
-        "metrics, perf)",
+        "(known checks: protected, gradient, checkpoint, data, config-docs, api-contract, "
+        "dl-lint, metrics, perf)",
     ),
     (
         "checks-as-string",
@@ -526,8 +526,8 @@ def test_error_in_a_merged_value_points_at_the_line_that_wrote_it() -> None:
     assert error.message.splitlines()[1:] == [
         "1 more problem:",
         "  .gradgate.yml:5 at `zones[1] (name: decoder).checks[0]`: unknown check `protectd`; "
-        "did you mean `protected`? (known checks: protected, gradient, checkpoint, config-docs, "
-        "api-contract, dl-lint, metrics, perf)",
+        "did you mean `protected`? (known checks: protected, gradient, checkpoint, data, "
+        "config-docs, api-contract, dl-lint, metrics, perf)",
     ]
 
 

@@ -336,3 +336,19 @@ def test_with_a_model_entry_point_the_model_checks_are_required() -> None:
         "protected", "api-contract", "dl-lint", "config-docs", "gradient", "checkpoint",
     )  # fmt: skip
     assert "# - gradient" not in text
+
+
+def test_files_with_datasets_transforms_or_image_decoding_get_a_data_zone() -> None:
+    sources = {
+        "pkg/data.py": b"import cv2\n\ndef load(p):\n    return cv2.imread(p)\n",
+        "pkg/sets.py": b"from torch.utils.data import Dataset\n\nclass Faces(Dataset):\n    pass\n",
+        "pkg/util.py": b"def add(a, b):\n    return a + b\n",
+    }
+    text = starter_config(list(sources), sources.get)
+    config = load_config(text)
+    (zone,) = [z for z in config.zones if z.name == "data-path"]
+    spec = pathspec.GitIgnoreSpec.from_lines(zone.paths)
+    assert spec.match_file("pkg/data.py") and spec.match_file("pkg/sets.py")
+    assert zone.checks == ("protected", "dl-lint")
+    assert "# - data  # set `data:` above first" in text
+    assert "2 files define datasets or transforms, or decode images" in text

@@ -219,6 +219,7 @@ def test_only_runs_the_named_check(project: GitRepo, capsys: pytest.CaptureFixtu
         "protected": "pass",
         "gradient": "skipped",
         "checkpoint": "skipped",
+        "data": "skipped",
         "config-docs": "skipped",
         "api-contract": "skipped",
         "dl-lint": "skipped",

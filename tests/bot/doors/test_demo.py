@@ -44,12 +44,13 @@ def test_demo_exits_0_and_its_report_fails_the_planted_pr() -> None:
         "are detached at head" in done.stdout
     )
     assert "proj                 4.68 → no gradient" in done.stdout
-    # Breakage by breakage, what caught it: all five, each by the check built for it.
+    # Breakage by breakage, what caught it: all six, each by the check built for it.
     for line in (
         "caught   the edited `# NO_REFAC` line in train.py (protected)",
         "caught   the stray `.detach()` that stops `proj` from learning (gradient)",
         "caught   the renamed layer (`fc` -> `classifier`) that old checkpoints no longer "
         "load into (checkpoint)",
+        "caught   the dropped BGR→RGB conversion in the evaluation preprocessing (data)",
         "caught   the README's `batch_size 32` against the config's 64 (config-docs)",
         "caught   the swapped `(targets, logits)` loss arguments (api-contract)",
     ):
@@ -138,6 +139,7 @@ def test_demo_json_shows_every_planted_zone(
     ).stdout
     assert set(names.split()) == {
         "configs/train.yaml",
+        "tinycls/data.py",
         "tinycls/losses.py",
         "tinycls/model.py",
         "train.py",
@@ -169,6 +171,10 @@ def test_demo_catches_the_planted_swapped_loss_arguments(
     assert "train.py:25: weighted_loss(y, model(x))" in reorder["details"]
     gradient = next(c for c in report["plan"]["checks"] if c["name"] == "gradient")
     sensitive = [r for r in gradient["reasons"] if r["kind"] == "gradient-sensitive"]
+    data = next(c for c in report["checks"] if c["name"] == "data")
+    assert data["outcome"] == "fail"
+    (swapped,) = data["findings"]
+    assert "head channel 0 is base channel 2: BGR ↔ RGB" in swapped["message"]
     assert sensitive == [
         {
             "kind": "gradient-sensitive",

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from gradgate.checks.model.beside import config_folder
-from gradgate.checks.model.spec import ModelSpec
 
 from tests.gitrepo import GitRepo
 
@@ -20,7 +19,7 @@ def test_a_config_folder_outside_the_repository_is_shown_as_it_is(
 ) -> None:
     outside = tmp_path / "team"
     outside.mkdir()
-    with config_folder(outside, ModelSpec(entrypoint="f.py:build"), root=repo.root) as shown:
+    with config_folder(outside, "f.py:build", root=repo.root) as shown:
         assert shown == outside
 
 
@@ -40,7 +39,7 @@ def test_the_working_tree_is_never_shown_only_the_factory_files_it_names(
     repo.commit("base")
     for path in ("gradgate_model.py", "tools/factory.py", "tools/__init__.py", ".gradgate.yml"):
         repo.write(path, "def build():\n    return 1\n")
-    with config_folder(repo.root, ModelSpec(entrypoint=entrypoint), root=repo.root) as shown:
+    with config_folder(repo.root, entrypoint, root=repo.root) as shown:
         assert shown is not None and shown != repo.root
         assert not shown.is_relative_to(repo.root)
         assert listing(shown) == copied

@@ -1,0 +1,148 @@
+"""Benchmark: the data check against bare children running the same transform at both revisions.
+
+The work: at base and at head, import the transform and run it (twice, seeded, as the check
+does) on the synthetic image. The baseline: one fresh, unsandboxed Python process per revision
+(interpreter start and torch import included) doing exactly that. The check runs as
+`DataCheck().run` in a fresh process on a two-commit git repo: a checkout per revision, a
+sandboxed child per revision, and the comparison. Figure: wall time as a ratio to the bare
+children's. The head revision drops a BGR→RGB conversion, and the run checks the check caught it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.gradient import GIT_ENV, figure
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = 3  # best of: the machine may be shared
+TIME_TARGET = 1.5
+
+PIPELINE = """\
+import torch
+
+MEAN = torch.tensor([0.485, 0.456, 0.406]).view(3, 1, 1)
+STD = torch.tensor([0.229, 0.224, 0.225]).view(3, 1, 1)
+
+
+def build():
+    def transform(frame):
+        rgb = frame.flip(0)  # BGR -> RGB
+        x = torch.nn.functional.interpolate(rgb[None].float(), size=(224, 224), mode="bilinear")
+        return ((x[0] / 255 - MEAN) / STD).contiguous()
+    return transform
+"""
+HEAD = PIPELINE.replace("rgb = frame.flip(0)  # BGR -> RGB", "rgb = frame")
+BARE = """\
+import random, sys
+import torch
+sys.path.insert(0, sys.argv[1])
+from pipeline import build
+from gradgate_synthetic import synthetic
+image = torch.tensor(synthetic(), dtype=torch.uint8).permute(2, 0, 1).contiguous()
+transform = build()
+for _ in range(2):
+    random.seed(0); torch.manual_seed(0)
+    out = transform(image).double().flatten().tolist()
+print(len(out))
+"""
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=root, env=GIT_ENV, check=True, capture_output=True)
+    return done.stdout.decode().strip()
+
+
+def build_repo(root: Path) -> tuple[str, str]:
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "pipeline.py").write_text(PIPELINE, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    base = git(root, "rev-parse", "HEAD")
+    (root / "pipeline.py").write_text(HEAD, encoding="utf-8")
+    git(root, "commit", "-q", "-am", "head")
+    return base, git(root, "rev-parse", "HEAD")
+
+
+def the_check(repo: Path, base: str, head: str) -> dict[str, Any]:
+    """In this fresh process: the data check on the two commits, as the pipeline runs it."""
+    from gradgate.bot.git.repository import GitRepository
+    from gradgate.checks.base import CheckContext
+    from gradgate.checks.data.check import DataCheck
+    from gradgate.checks.data.settings import DataSettings
+    from gradgate.checks.data.spec import DataSpec
+
+    ctx = CheckContext(
+        base_sha=base, head_sha=head, changes=(), source=GitRepository(repo),
+        settings=DataSettings(memory_mb=None), data=DataSpec(entrypoint="pipeline.py:build"),
+        python=sys.executable,
+    )  # fmt: skip
+    result = DataCheck().run(ctx)
+    caught = any("BGR ↔ RGB" in f.message for f in result.findings)
+    return {"outcome": str(result.outcome), "caught": caught, "summary": result.summary}
+
+
+def timed(command: list[str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{command[1:3]} exited {done.returncode}:\n{done.stderr}")
+    return time.perf_counter() - started, done.stdout
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--check"]:
+        print(json.dumps(the_check(Path(argv[1]), argv[2], argv[3])))
+        return 0
+    import importlib
+
+    probe = importlib.import_module("gradgate.checks.data.child.probe")
+    assert probe.__file__ is not None
+
+    with tempfile.TemporaryDirectory(prefix="gradgate-bench-") as tmp:
+        folder = Path(tmp)
+        base, head = build_repo(folder / "repo")
+        for revision, text in (("base", PIPELINE), ("head", HEAD)):
+            (folder / revision).mkdir()
+            (folder / revision / "pipeline.py").write_text(text, encoding="utf-8")
+            synthetic = Path(probe.__file__).read_text(encoding="utf-8")
+            (folder / revision / "gradgate_synthetic.py").write_text(
+                synthetic.replace("from ...sandbox.child import Target, seed_libraries\n", ""),
+                encoding="utf-8",
+            )
+        bare: list[float] = []
+        check: list[float] = []
+        result: dict[str, Any] = {}
+        for _ in range(RUNS):  # interleaved, so a busy spell hits both
+            bare.append(
+                sum(
+                    timed([sys.executable, "-c", BARE, str(folder / rev)])[0]
+                    for rev in ("base", "head")
+                )
+            )
+            wall, out = timed(
+                [sys.executable, "-m", "bench.data", "--check", str(folder / "repo"), base, head]
+            )
+            check.append(wall)
+            result = json.loads(out.strip().splitlines()[-1])
+    print(f"bare children (one per revision): {min(bare):.2f} s")
+    print(f"data check ({result['outcome']}: {result['summary']}): {min(check):.2f} s; "
+          f"best of {RUNS} each")  # fmt: skip
+    if not result["caught"]:
+        print("the check missed the dropped BGR→RGB conversion", file=sys.stderr)
+        return 1
+    print(figure("data_time_vs_bare_children", min(check) / min(bare), TIME_TARGET))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

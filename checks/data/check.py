@@ -1,0 +1,146 @@
+"""The `data` check: the same input through the data path at base and at head, compared.
+
+Each revision runs in a fresh sandboxed child (``child.probe``) in a temporary checkout, with
+every RNG seeded the same; head is offered the input in the form base's transform took first.
+The parent names what changed (``compare``) and words it (``findings``). A crash, hang or
+unusable factory at either revision is an error naming the revision, never a pass.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from gradgate.checks.base import (
+    CheckContext,
+    CheckResult,
+    CheckSettings,
+    Finding,
+    Outcome,
+    Severity,
+    outcome_for,
+    report_order,
+)
+from gradgate.checks.data.compare import Comparison, compare
+from gradgate.checks.data.findings import findings_for
+from gradgate.checks.data.problems import describe
+from gradgate.checks.data.settings import DataSettings
+from gradgate.checks.errors import CheckError, ModelError, SandboxError
+from gradgate.checks.model.run import run_entry_program
+
+PROGRAM = "data.child.probe:probe"
+FORMS = ("numpy", "pil", "tensor")
+
+
+class DataCheck:
+    name: ClassVar[str] = "data"
+    title: ClassVar[str] = "Data pipeline"
+    settings_model: ClassVar[type[CheckSettings]] = DataSettings
+    runs_user_code: ClassVar[bool] = True
+    available: ClassVar[bool] = True
+
+    def run(self, ctx: CheckContext) -> CheckResult:
+        started = time.perf_counter()
+        settings = _settings(ctx.settings)
+        try:
+            base, head = measure(ctx, settings)
+        except CheckError as failed:  # SandboxError, ModelError: naming the revision
+            return self._error(str(failed), getattr(failed, "revision", None) or "", started)
+        result = self.judge(base, head, settings)
+        return CheckResult(
+            check=result.check,
+            outcome=result.outcome,
+            summary=result.summary,
+            findings=result.findings,
+            duration_s=time.perf_counter() - started,
+            extra=result.extra,
+        )
+
+    def judge(
+        self, base: dict[str, Any], head: dict[str, Any], settings: DataSettings
+    ) -> CheckResult:
+        """The result for two measured revisions (pure)."""
+        comparison = compare(base, head, tolerance=settings.tolerance)
+        findings = tuple(sorted(findings_for(comparison, allow=settings.allow), key=report_order))
+        return CheckResult(
+            check=self.name,
+            outcome=outcome_for(findings),
+            summary=_summary(comparison, findings),
+            findings=findings,
+            extra={"input": comparison.head_form, "outputs": comparison.outputs},
+        )
+
+    def _error(self, message: str, revision: str, started: float) -> CheckResult:
+        first, _, rest = message.partition("\n")
+        finding = Finding(
+            kind="data-error",
+            severity=Severity.BLOCKING,
+            message=first,
+            details=rest.strip() or None,
+            revision=revision,
+        )
+        return CheckResult(
+            check=self.name,
+            outcome=Outcome.ERROR,
+            summary=first,
+            findings=(finding,),
+            duration_s=time.perf_counter() - started,
+        )
+
+
+def measure(ctx: CheckContext, settings: DataSettings) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The child's JSON for base, then head, within the check's one `timeout_s`."""
+    spec = ctx.data
+    if spec is None:
+        raise CheckError(
+            "`data` needs your data transform, and .gradgate.yml has no `data:` block: add one "
+            "with `entrypoint: path/to/file.py:function` (a function that returns the "
+            "transform); config.example.yaml shows every option"
+        )
+    deadline = time.monotonic() + settings.timeout_s
+    forms: tuple[str, ...] = FORMS
+    values: list[dict[str, Any]] = []
+    for revision, sha in (("base", ctx.base_sha), ("head", ctx.head_sha)):
+        with ctx.source.checkout(sha) as root:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                limit = f"`timeout_s` ({settings.timeout_s:g} s)"
+                message = f"the check's {limit} ran out before {revision} could run"
+                raise SandboxError(message, kind="timeout", revision=revision)
+            value = run_entry_program(
+                ctx,
+                settings,
+                entrypoint=spec.entrypoint,
+                key="data",
+                request={**spec.as_request(), "forms": list(forms)},
+                root=root,
+                revision=revision,
+                program=PROGRAM,
+                describe_problem=describe,
+                seed=settings.seed,
+                timeout_s=max(round(remaining, 1), 0.1),
+            )
+        if not isinstance(value, dict) or "runs" not in value:
+            raise ModelError(f"{revision}'s data child sent no outputs", code="no-output")
+        form = str(value.get("form"))
+        forms = (form, *(f for f in FORMS if f != form))  # head tries base's form first
+        values.append(value)
+    return values[0], values[1]
+
+
+def _settings(raw: CheckSettings) -> DataSettings:
+    if isinstance(raw, DataSettings):
+        return raw
+    return DataSettings.model_validate(raw.model_dump())
+
+
+def _summary(c: Comparison, findings: tuple[Finding, ...]) -> str:
+    blocking = sum(1 for f in findings if f.severity is Severity.BLOCKING)
+    warnings = sum(1 for f in findings if f.severity is Severity.WARNING)
+    scope = f"{c.outputs} output{'s' if c.outputs != 1 else ''}, input: {c.head_form}"
+    if blocking:
+        return (
+            f"{blocking} output{'s' if blocking != 1 else ''} changed for the same input ({scope})"
+        )
+    warned = f"; {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""
+    return f"the same input comes out the same ({scope}){warned}"

@@ -1,0 +1,58 @@
+"""A Comparison as findings: blocking unless an `allow` rule covers every difference (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fnmatch import fnmatchcase
+
+from gradgate.checks.base import Finding, Severity
+from gradgate.checks.data.compare import Comparison, Difference, OutputChange
+from gradgate.checks.data.settings import AllowRule
+
+_NONDETERMINISM = (
+    "{revision}'s transform gave different outputs for {outputs} on two calls with the same "
+    "input and the same seeds (random, NumPy, torch): something draws from an unseeded random "
+    "number generator (e.g. `random.Random()`, `np.random.default_rng()` without a seed, or "
+    "`os.urandom`). Seed it from the global RNGs so the data path can be compared."
+)
+
+
+def _reason(change: OutputChange, difference: Difference, allow: Sequence[AllowRule]) -> str | None:
+    for rule in allow:
+        if rule.change in ("any", difference.kind) and fnmatchcase(change.output, rule.output):
+            return rule.reason
+    return None
+
+
+def findings_for(c: Comparison, *, allow: Sequence[AllowRule]) -> tuple[Finding, ...]:
+    found: list[Finding] = []
+    for change in c.changes:
+        reasons = [_reason(change, d, allow) for d in change.differences]
+        said = "; ".join(d.words for d in change.differences)
+        subject = "the transform's input" if change.output == "input" else f"`{change.output}`"
+        if all(reason is not None for reason in reasons):
+            why = "; ".join(dict.fromkeys(r for r in reasons if r is not None))
+            message = f"{subject} changed as allowed: {said} (allowed: {why})"
+            found.append(
+                Finding(kind="data-changed-allowed", severity=Severity.NOTE, message=message)
+            )
+            continue
+        message = (
+            f"{subject} changed for the same input and seeds: {said}. If this is intended, "
+            "add an `allow` rule with its reason under `checks.data` in .gradgate.yml."
+        )
+        found.append(
+            Finding(
+                kind="data-changed", severity=Severity.BLOCKING, message=message, revision="head"
+            )
+        )
+    for revision, outputs in c.nondeterministic.items():
+        named = ", ".join(f"`{name}`" for name in outputs)
+        message = _NONDETERMINISM.format(revision=revision.capitalize(), outputs=named)
+        severity = Severity.WARNING if revision == "head" else Severity.NOTE
+        found.append(
+            Finding(
+                kind="data-nondeterministic", severity=severity, message=message, revision=revision
+            )
+        )
+    return tuple(found)

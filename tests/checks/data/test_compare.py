@@ -1,0 +1,145 @@
+"""Each difference the `data` check names, from transforms run in this process on the synthetic
+image (pure-tensor and NumPy transforms: torchvision does not load with the pinned torch here,
+and PIL is not installed, so PIL inputs are covered by the sandbox tests only where present)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from gradgate.checks.base import Outcome, Severity
+from gradgate.checks.data.check import DataCheck
+from gradgate.checks.data.child.probe import encode, synthetic
+from gradgate.checks.data.settings import AllowRule, DataSettings
+
+MEAN = torch.tensor([0.485, 0.456, 0.406])[:, None, None]
+STD = torch.tensor([0.229, 0.224, 0.225])[:, None, None]
+
+
+def tensor_image() -> torch.Tensor:
+    return torch.tensor(synthetic(), dtype=torch.uint8).permute(2, 0, 1).contiguous()
+
+
+def measured(transform: Callable[[Any], Any], form: str = "tensor") -> dict[str, Any]:
+    image = tensor_image() if form == "tensor" else np.array(synthetic(), dtype=np.uint8)
+    source = encode(np.array(synthetic(), dtype=np.uint8))["output"]
+    runs = [[encode(transform(image)), encode(transform(image))]]
+    return {"form": form, "runs": runs, "input": source}
+
+
+def to_float(x: torch.Tensor) -> torch.Tensor:
+    return x.float() / 255
+
+
+def judged(head: Callable[[Any], Any], base: Callable[[Any], Any] = to_float, **settings: Any):  # type: ignore[no-untyped-def]
+    return DataCheck().judge(measured(base), measured(head), DataSettings(**settings))
+
+
+def said(head: Callable[[Any], Any], base: Callable[[Any], Any] = to_float) -> str:
+    result = judged(head, base)
+    assert result.outcome is Outcome.FAIL, result
+    (finding,) = result.findings
+    assert finding.severity is Severity.BLOCKING
+    return finding.message
+
+
+def test_a_refactor_with_equal_outputs_passes() -> None:
+    result = judged(lambda x: x.to(torch.float32).div(255.0))
+    assert result.outcome is Outcome.PASS
+    assert result.findings == ()
+
+
+def test_swapped_channels_are_named_bgr_rgb() -> None:
+    message = said(lambda x: x.flip(0).float() / 255)
+    assert "head channel 0 is base channel 2" in message
+    assert "BGR ↔ RGB" in message
+
+
+@pytest.mark.parametrize(
+    ("head", "words"),
+    [
+        (lambda x: (x.float() / 255).permute(1, 2, 0), "layout CHW → HWC"),
+        (lambda x: (x.float() / 255).unsqueeze(0), "head adds a leading batch dimension"),
+        (lambda x: x.float(), "value range 0–1 → 0–255"),
+        (lambda x: x, "dtype float32 → uint8"),
+        (lambda x: x.flip(2).float() / 255, "flipped left–right"),
+        (lambda x: x.flip(1).float() / 255, "flipped upside down"),
+        (lambda x: torch.rot90(x, 1, (1, 2)).float() / 255, "rotated 90° counter-clockwise"),
+        (lambda x: (x.float() / 255)[:, :12, :], "shape (3, 24, 32) → (3, 12, 32)"),
+    ],
+)
+def test_each_difference_is_named(head: Callable[[Any], Any], words: str) -> None:
+    assert words in said(head)
+
+
+def test_a_changed_normalization_reports_the_fitted_constants() -> None:
+    message = said(lambda x: (x.float() / 255 - MEAN) / STD)
+    assert "normalization changed" in message
+    assert "mean (0.485, 0.456, 0.406)" in message
+    assert "std (0.229, 0.224, 0.225)" in message
+
+
+def test_a_numpy_transform_that_drops_the_bgr_conversion() -> None:
+    def base(a: Any) -> Any:
+        return a[..., ::-1].astype("float32")
+
+    result = DataCheck().judge(
+        measured(base, "numpy"), measured(lambda a: a.astype("float32"), "numpy"), DataSettings()
+    )
+    assert result.outcome is Outcome.FAIL
+    assert "BGR ↔ RGB" in result.findings[0].message
+    assert "layout" not in result.findings[0].message
+
+
+def test_an_allow_rule_turns_the_change_into_a_note_with_its_reason() -> None:
+    rule = AllowRule(change="channel-order", reason="the new backbone was trained on RGB")
+    result = judged(lambda x: x.flip(0).float() / 255, allow=(rule,))
+    assert result.outcome is Outcome.PASS
+    (finding,) = result.findings
+    assert finding.severity is Severity.NOTE
+    assert "the new backbone was trained on RGB" in finding.message
+
+
+def test_an_allow_rule_for_another_kind_does_not_cover_it() -> None:
+    rule = AllowRule(change="layout", reason="channels-last now")
+    result = judged(lambda x: x.flip(0).float() / 255, allow=(rule,))
+    assert result.outcome is Outcome.FAIL
+
+
+def test_outputs_in_a_mapping_are_compared_by_name() -> None:
+    result = judged(
+        lambda x: {"image": x.flip(0).float() / 255, "label": 3},
+        base=lambda x: {"image": x.float() / 255, "label": 3},
+    )
+    (finding,) = result.findings
+    assert finding.message.startswith("`output.image` changed")
+
+
+def test_head_nondeterminism_is_a_warning() -> None:
+    noisy = measured(to_float)
+    noisy["runs"][0][1] = encode(to_float(tensor_image()) + 0.5)
+    result = DataCheck().judge(measured(to_float), noisy, DataSettings())
+    assert result.outcome is Outcome.WARN
+    (finding,) = result.findings
+    assert finding.kind == "data-nondeterministic"
+    assert "unseeded random number generator" in finding.message
+
+
+def test_a_dropped_conversion_before_a_per_channel_normalization_is_only_the_channel_order() -> (
+    None
+):
+    message = said(
+        lambda x: (x.float() / 255 - MEAN) / STD,
+        base=lambda x: (x.flip(0).float() / 255 - MEAN) / STD,
+    )
+    assert "head channel 0 is base channel 2: BGR ↔ RGB" in message
+    assert "normalization" not in message
+
+
+def test_a_swap_and_a_new_normalization_name_both() -> None:
+    message = said(lambda x: (x.flip(0).float() / 255 - MEAN) / STD)
+    assert "BGR ↔ RGB" in message
+    assert "normalization changed" in message
