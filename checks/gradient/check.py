@@ -1,15 +1,19 @@
 """The `gradient` check: does every parameter that learned at base still learn at head?
 
-Each revision runs in a fresh sandboxed child (``child.probe``) in a temporary checkout, with
-the same seed, device and batch; the parent classifies every parameter (``classify``),
-compares base with head (``compare``), words the findings grouped by module prefix
-(``findings``) and adds the model summary and the gradient-norm chart (``summary``). A crash,
-hang or OOM at either revision is an error naming the revision, never a pass.
+Each revision runs in a fresh sandboxed child (``child.probe``) in a temporary checkout (base
+and head at once when there are cores for both), with the same seed, device and batch; the
+parent classifies every parameter (``classify``), compares base with head (``compare``), words
+the findings grouped by module prefix (``findings``) and adds the model summary and the
+gradient-norm chart (``summary``). A crash, hang or OOM at either revision is an error naming
+the revision, never a pass.
 """
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -34,6 +38,7 @@ from gradgate.checks.model.device import choose_device, gpu_visible
 from gradgate.checks.model.lines import PullDiff, read_diff
 from gradgate.checks.model.run import cuda_works, run_model_program
 from gradgate.checks.model.settings import effective_model
+from gradgate.checks.model.spec import ModelSpec
 
 PROGRAM = "gradient.child.probe:probe"
 
@@ -99,45 +104,75 @@ class GradientCheck:
 
 
 def measure(ctx: CheckContext, settings: GradientSettings) -> tuple[RevisionFacts, RevisionFacts]:
-    """Run the probe on base, then head, each in a fresh sandboxed child in its own checkout,
-    within the check's one `timeout_s`. A revision that crashed, hung, ran out of memory or
-    gave an unusable model raises SandboxError or ModelError, naming the revision."""
+    """Run the probe on base and head, each in a fresh sandboxed child in its own checkout,
+    within the check's one `timeout_s`; at the same time when the machine has a core for each
+    (each child under its own limits). A revision that crashed, hung, ran out of memory or gave
+    an unusable model raises SandboxError or ModelError, naming the revision (base first
+    when both failed)."""
     spec = effective_model(ctx, check=GradientCheck.name)
     deadline = time.monotonic() + settings.timeout_s
-    device: str | None = None
-    facts: list[RevisionFacts] = []
-    for revision, sha in (("base", ctx.base_sha), ("head", ctx.head_sha)):
-        with ctx.source.checkout(sha) as root:
-            if device is None:
-                device = _device(ctx, settings, root)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                limit = f"`timeout_s` ({settings.timeout_s:g} s)"
-                message = f"the check's {limit} ran out before {revision} could run"
-                raise SandboxError(message, kind="timeout", revision=revision)
-            value = run_model_program(
-                ctx,
-                settings,
-                spec=spec,
-                root=root,
-                revision=revision,
-                program=PROGRAM,
-                kwargs={"gradient": {"steps": settings.steps}},
-                device=device,
-                seed=settings.seed,
-                timeout_s=max(round(remaining, 1), 0.1),  # one decimal reads well
-            )
-        found = parse_facts(value, revision=revision)
-        failure = found.failure
-        if failure is not None and failure.kind == "backward":
-            raise SandboxError(
-                f"{revision} crashed in the backward pass at step {failure.step}: "
-                f"{error_message(failure.message)}{failure_detail(failure)}",
-                kind="exception",
-                revision=revision,
-            )
-        facts.append(found)
-    return facts[0], facts[1]
+    with ExitStack() as stack:
+        roots = {
+            "base": stack.enter_context(ctx.source.checkout(ctx.base_sha)),
+            "head": stack.enter_context(ctx.source.checkout(ctx.head_sha)),
+        }
+        device = _device(ctx, settings, roots["base"])
+
+        def probe(revision: str) -> RevisionFacts:
+            return _probe(ctx, settings, spec, roots[revision], revision, device, deadline)
+
+        if _cores() < 2:
+            return probe("base"), probe("head")
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="gradient") as pool:
+            base, head = pool.submit(probe, "base"), pool.submit(probe, "head")
+            wait((base, head))
+            return base.result(), head.result()  # base's error first, as it would run first
+
+
+def _probe(
+    ctx: CheckContext,
+    settings: GradientSettings,
+    spec: ModelSpec,
+    root: Path,
+    revision: str,
+    device: str,
+    deadline: float,
+) -> RevisionFacts:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        limit = f"`timeout_s` ({settings.timeout_s:g} s)"
+        message = f"the check's {limit} ran out before {revision} could run"
+        raise SandboxError(message, kind="timeout", revision=revision)
+    value = run_model_program(
+        ctx,
+        settings,
+        spec=spec,
+        root=root,
+        revision=revision,
+        program=PROGRAM,
+        kwargs={"gradient": {"steps": settings.steps}},
+        device=device,
+        seed=settings.seed,
+        timeout_s=max(round(remaining, 1), 0.1),  # one decimal reads well
+    )
+    found = parse_facts(value, revision=revision)
+    failure = found.failure
+    if failure is not None and failure.kind == "backward":
+        raise SandboxError(
+            f"{revision} crashed in the backward pass at step {failure.step}: "
+            f"{error_message(failure.message)}{failure_detail(failure)}",
+            kind="exception",
+            revision=revision,
+        )
+    return found
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def _settings(raw: CheckSettings) -> GradientSettings:

@@ -65,6 +65,19 @@ def test_a_factory_that_raises_is_an_error_with_the_users_traceback(tmp_path: Pa
     assert "\n  model.py:" in said  # the user's frame, in the details
 
 
+def test_when_both_revisions_fail_the_error_names_base_whose_failure_came_first(
+    tmp_path: Path,
+) -> None:
+    # Base and head may run at once; the report still tells the base's story first.
+    raising = GOOD.replace("    torch.manual_seed(0)\n", "    raise ValueError('base broke')\n")
+    broken = "import torch_plugins_nobody_installed\n" + GOOD
+
+    result, said = failed(tmp_path, raising, broken)
+
+    assert result.findings[0].revision == "base"
+    assert said.startswith("`model.py:build` at base raised ValueError: base broke")
+
+
 def test_a_factory_that_returns_the_wrong_type_says_what_it_must_return(tmp_path: Path) -> None:
     _, said = failed(
         tmp_path, GOOD.replace("return nn.Linear(4, 2), torch.randn(3, 4)", "return 'gpt2'")
