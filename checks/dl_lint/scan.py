@@ -30,23 +30,18 @@ from gradgate.checks.dl_lint.syntax import (
 
 _TORCH_SEEDS = frozenset({"manual_seed", "manual_seed_all", "seed_everything", "set_seed"})
 _OTHER_SEEDS = frozenset({"random.seed", "numpy.random.seed"})
+# A module's hooks (`register_<kind>_hook`), and the global ones `register_module_<kind>_hook`;
+# a tensor's `register_hook` lives one step and is not one of them.
+_HOOK_KINDS = ("forward", "forward_pre", "full_backward", "full_backward_pre", "backward")
 _MODULE_HOOKS = frozenset(
-    {
-        "register_forward_hook",
-        "register_forward_pre_hook",
-        "register_full_backward_hook",
-        "register_full_backward_pre_hook",
-        "register_backward_hook",
-        "register_module_forward_hook",
-        "register_module_forward_pre_hook",
-        "register_module_full_backward_hook",
-    }
+    f"register_{scope}{kind}_hook" for scope in ("", "module_") for kind in _HOOK_KINDS
 )
 _NCCL_ENV = ("NCCL", "TIMEOUT")
 _MODULE_NAMES = frozenset({"model", "net", "module", "network", "encoder", "decoder", "backbone"})
 _NAMESPACE_NAMES = frozenset({"args", "opt", "opts", "hparams", "namespace", "flags"})
 _CONFIG_NAMES = frozenset({"config", "cfg", "conf", "configuration"})
-_PLAIN_CALLS = frozenset({"vars", "dict", "asdict", "dataclasses.asdict", "OmegaConf.to_container"})
+# Calls whose result is tensors and plain containers (by the called name's last part).
+_PLAIN_CALLS = frozenset({"state_dict", "to_container", "asdict", "vars", "dict", "tolist"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +215,7 @@ class _Scan:
         if isinstance(expr, ast.Call):
             name = self.resolve(expr.func) or ""
             short = name.rpartition(".")[2]
-            if short in ("state_dict", "to_container", "asdict", "vars", "dict", "tolist"):
+            if short in _PLAIN_CALLS:
                 return None
             if short == "parse_args" or name == "argparse.Namespace":
                 return "an `argparse.Namespace`"
