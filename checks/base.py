@@ -214,6 +214,36 @@ class Check(Protocol):
     def run(self, ctx: CheckContext) -> CheckResult: ...
 
 
+def error_result(
+    check: str,
+    message: str,
+    *,
+    revision: str | None,
+    duration_s: float = 0.0,
+    details: str | None = None,
+    details_lang: str = "diff",
+) -> CheckResult:
+    """A check that could not decide (user code that crashed, a factory that returned nothing
+    usable): an error whose summary is the message's first line and whose one blocking finding,
+    `<check>-error`, names the revision and keeps the rest of the message as its details."""
+    first, _, rest = message.partition("\n")
+    finding = Finding(
+        kind=f"{check}-error",
+        severity=Severity.BLOCKING,
+        message=first,
+        details=details or rest.strip() or None,
+        revision=revision,
+        details_lang=details_lang,
+    )
+    return CheckResult(
+        check=check,
+        outcome=Outcome.ERROR,
+        summary=first,
+        findings=(finding,),
+        duration_s=duration_s,
+    )
+
+
 def not_available(name: str) -> CheckResult:
     return CheckResult(
         check=name,

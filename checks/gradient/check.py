@@ -22,8 +22,8 @@ from gradgate.checks.base import (
     CheckResult,
     CheckSettings,
     Finding,
-    Outcome,
     Severity,
+    error_result,
     outcome_for,
     report_order,
 )
@@ -86,20 +86,8 @@ class GradientCheck:
         )
 
     def _error(self, message: str, revision: str, started: float) -> CheckResult:
-        first, _, rest = message.partition("\n")
-        finding = Finding(
-            kind="gradient-error",
-            severity=Severity.BLOCKING,
-            message=first,
-            details=rest.strip() or None,
-            revision=revision,
-        )
-        return CheckResult(
-            check=self.name,
-            outcome=Outcome.ERROR,
-            summary=first,
-            findings=(finding,),
-            duration_s=time.perf_counter() - started,
+        return error_result(
+            self.name, message, revision=revision, duration_s=time.perf_counter() - started
         )
 
 

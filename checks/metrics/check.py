@@ -18,8 +18,8 @@ from gradgate.checks.base import (
     CheckResult,
     CheckSettings,
     Finding,
-    Outcome,
     Severity,
+    error_result,
     outcome_for,
 )
 from gradgate.checks.errors import SandboxError
@@ -177,21 +177,9 @@ def _error(
     duration: float | None = None,
     details: str | None = None,
 ) -> CheckResult:
-    first, _, rest = message.partition("\n")
-    finding = Finding(
-        kind="metrics-error",
-        severity=Severity.BLOCKING,
-        message=first,
-        details=details or rest.strip() or None,
-        revision=revision,
-        details_lang="text",
-    )
     if duration is None:
         duration = 0.0 if started is None else time.perf_counter() - started
-    return CheckResult(
-        check=MetricsCheck.name,
-        outcome=Outcome.ERROR,
-        summary=first,
-        findings=(finding,),
-        duration_s=duration,
-    )
+    return error_result(
+        MetricsCheck.name, message, revision=revision, duration_s=duration, details=details,
+        details_lang="text",
+    )  # fmt: skip

@@ -20,8 +20,8 @@ from gradgate.checks.base import (
     CheckResult,
     CheckSettings,
     Finding,
-    Outcome,
     Severity,
+    error_result,
     outcome_for,
 )
 from gradgate.checks.errors import ModelError, SandboxError
@@ -182,18 +182,6 @@ def result_for(
 
 
 def _error(message: str, revision: str | None, started: float) -> CheckResult:
-    first, _, rest = message.partition("\n")
-    finding = Finding(
-        kind="perf-error",
-        severity=Severity.BLOCKING,
-        message=first,
-        details=rest.strip() or None,
-        revision=revision,
-    )
-    return CheckResult(
-        check=PerfCheck.name,
-        outcome=Outcome.ERROR,
-        summary=first,
-        findings=(finding,),
-        duration_s=time.perf_counter() - started,
+    return error_result(
+        PerfCheck.name, message, revision=revision, duration_s=time.perf_counter() - started
     )
