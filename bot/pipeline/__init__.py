@@ -36,7 +36,14 @@ from gradgate.bot.report.lines import diff_lines
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks import REGISTRY
-from gradgate.checks.base import CheckContext, CheckResult, CheckSettings, Outcome, not_available
+from gradgate.checks.base import (
+    CheckContext,
+    CheckResult,
+    CheckSettings,
+    Outcome,
+    not_available,
+    settings_as,
+)
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import GradgateError, UsageError
 from gradgate.checks.sandbox.isolation import weakest
@@ -157,9 +164,7 @@ def has_markers(repo: GitRepository, config: Config, head_sha: str) -> bool:
     """Whether any file at head mentions one of the `protected` check's markers."""
     from gradgate.checks.protected.check import ProtectedSettings
 
-    settings = config.settings_for("protected")
-    if not isinstance(settings, ProtectedSettings):
-        settings = ProtectedSettings.model_validate(settings.model_dump())
+    settings = settings_as(ProtectedSettings, config.settings_for("protected"))
     return repo.mentions(head_sha, settings.markers)
 
 

@@ -41,6 +41,7 @@ from gradgate.checks.base import (
     Finding,
     outcome_for,
     report_order,
+    settings_as,
 )
 from gradgate.checks.diff import ChangeStatus, FileChange
 from pydantic import Field
@@ -80,7 +81,7 @@ class ApiContractCheck:
 
     def _run(self, ctx: CheckContext) -> CheckResult:
         started = time.perf_counter()
-        settings = _settings(ctx.settings)
+        settings = settings_as(ApiContractSettings, ctx.settings)
         sources = Sources(ctx.source, {"base": ctx.base_sha, "head": ctx.head_sha})
         python = {c.head_path: c for c in ctx.changes if _is_python(c) and c.head_path}
         in_zones = {p for paths in ctx.zones.values() for p in paths}
@@ -179,12 +180,6 @@ def _unreadable(
     if rest:
         out.append(unsearched(rest))
     return out
-
-
-def _settings(raw: CheckSettings) -> ApiContractSettings:
-    if isinstance(raw, ApiContractSettings):
-        return raw
-    return ApiContractSettings.model_validate(raw.model_dump())
 
 
 def _is_python(change: FileChange) -> bool:

@@ -19,6 +19,7 @@ from gradgate.checks.base import (
     Finding,
     outcome_for,
     report_order,
+    settings_as,
 )
 from gradgate.checks.config_docs.bind import bind, tiered, without_parameter_defaults
 from gradgate.checks.config_docs.compare import FactIndex, disagreements, undocumented
@@ -41,7 +42,7 @@ class ConfigDocsCheck:
 
     def run(self, ctx: CheckContext) -> CheckResult:
         started = time.perf_counter()
-        settings = _settings(ctx.settings)
+        settings = settings_as(ConfigDocsSettings, ctx.settings)
         changed = frozenset(path for change in ctx.changes for path in change.paths)
         moves = {
             c.old_path: c.path
@@ -105,9 +106,3 @@ class ConfigDocsCheck:
             },
             duration_s=time.perf_counter() - started,
         )
-
-
-def _settings(raw: CheckSettings) -> ConfigDocsSettings:
-    if isinstance(raw, ConfigDocsSettings):
-        return raw
-    return ConfigDocsSettings.model_validate(raw.model_dump())

@@ -20,6 +20,7 @@ from gradgate.checks.base import (
     error_result,
     outcome_for,
     report_order,
+    settings_as,
 )
 from gradgate.checks.data.compare import Comparison, compare
 from gradgate.checks.data.findings import findings_for
@@ -41,7 +42,7 @@ class DataCheck:
 
     def run(self, ctx: CheckContext) -> CheckResult:
         started = time.perf_counter()
-        settings = _settings(ctx.settings)
+        settings = settings_as(DataSettings, ctx.settings)
         try:
             base, head = measure(ctx, settings)
         except CheckError as failed:  # SandboxError, ModelError: naming the revision
@@ -114,12 +115,6 @@ def measure(ctx: CheckContext, settings: DataSettings) -> tuple[dict[str, Any], 
         forms = (form, *(f for f in FORMS if f != form))  # head tries base's form first
         values.append(value)
     return values[0], values[1]
-
-
-def _settings(raw: CheckSettings) -> DataSettings:
-    if isinstance(raw, DataSettings):
-        return raw
-    return DataSettings.model_validate(raw.model_dump())
 
 
 def _summary(c: Comparison, findings: tuple[Finding, ...]) -> str:

@@ -26,6 +26,7 @@ from gradgate.checks.base import (
     error_result,
     outcome_for,
     report_order,
+    settings_as,
 )
 from gradgate.checks.errors import ModelError, SandboxError
 from gradgate.checks.gradient.compare import Comparison, compare
@@ -52,7 +53,7 @@ class GradientCheck:
 
     def run(self, ctx: CheckContext) -> CheckResult:
         started = time.perf_counter()
-        settings = _settings(ctx.settings)
+        settings = settings_as(GradientSettings, ctx.settings)
         try:
             base, head = measure(ctx, settings)
         except (SandboxError, ModelError) as failed:
@@ -161,12 +162,6 @@ def _cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
-
-
-def _settings(raw: CheckSettings) -> GradientSettings:
-    if isinstance(raw, GradientSettings):
-        return raw
-    return GradientSettings.model_validate(raw.model_dump())
 
 
 def _device(ctx: CheckContext, settings: GradientSettings, root: Path) -> str:

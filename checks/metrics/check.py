@@ -21,6 +21,7 @@ from gradgate.checks.base import (
     Severity,
     error_result,
     outcome_for,
+    settings_as,
 )
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.metrics.compare import Comparison, Row, Unusable, compare
@@ -44,9 +45,7 @@ class MetricsCheck:
 
     def run(self, ctx: CheckContext) -> CheckResult:
         started = time.perf_counter()
-        settings = ctx.settings
-        if not isinstance(settings, MetricsSettings):
-            settings = MetricsSettings.model_validate(settings.model_dump())
+        settings = settings_as(MetricsSettings, ctx.settings)
         if settings.entrypoint is None or not settings.rules:
             missing = "entrypoint" if settings.entrypoint is None else "rules"
             message = (

@@ -23,6 +23,7 @@ from gradgate.checks.base import (
     Severity,
     error_result,
     outcome_for,
+    settings_as,
 )
 from gradgate.checks.errors import ModelError, SandboxError
 from gradgate.checks.model.device import choose_device, gpu_visible
@@ -44,9 +45,7 @@ class PerfCheck:
 
     def run(self, ctx: CheckContext) -> CheckResult:
         started = time.perf_counter()
-        settings = ctx.settings
-        if not isinstance(settings, PerfSettings):
-            settings = PerfSettings.model_validate(settings.model_dump())
+        settings = settings_as(PerfSettings, ctx.settings)
         try:
             samples, facts = measure(ctx, settings)
         except (SandboxError, ModelError) as failed:

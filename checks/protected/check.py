@@ -20,6 +20,7 @@ from gradgate.checks.base import (
     Finding,
     outcome_for,
     report_order,
+    settings_as,
 )
 from gradgate.checks.diff import ChangeStatus
 from gradgate.checks.protected.advice import advice, summary_part
@@ -68,7 +69,7 @@ class ProtectedCheck:
 
     def run(self, ctx: CheckContext) -> CheckResult:
         started = time.perf_counter()
-        settings = _settings(ctx.settings)
+        settings = settings_as(ProtectedSettings, ctx.settings)
         pattern = compile_markers(settings.markers)
         needles = tuple(marker.encode() for marker in settings.markers)
         scans: list[FileScan] = []
@@ -137,12 +138,6 @@ def _first_unit(base: Side, pattern: re.Pattern[str]) -> Unit | None:
         return None
     units = scan_file((base.path, base.text), None, pattern, []).pairings
     return units[0].base if units else None
-
-
-def _settings(raw: CheckSettings) -> ProtectedSettings:
-    if isinstance(raw, ProtectedSettings):
-        return raw
-    return ProtectedSettings.model_validate(raw.model_dump())
 
 
 def _resolve(
