@@ -105,8 +105,8 @@ def main(argv: list[str]) -> int:
         return 0
     import importlib
 
-    probe = importlib.import_module("gradgate.checks.data.child.probe")
-    assert probe.__file__ is not None
+    inputs = importlib.import_module("gradgate.checks.data.child.inputs")
+    assert inputs.__file__ is not None
 
     with tempfile.TemporaryDirectory(prefix="gradgate-bench-") as tmp:
         folder = Path(tmp)
@@ -114,11 +114,8 @@ def main(argv: list[str]) -> int:
         for revision, text in (("base", PIPELINE), ("head", HEAD)):
             (folder / revision).mkdir()
             (folder / revision / "pipeline.py").write_text(text, encoding="utf-8")
-            synthetic = Path(probe.__file__).read_text(encoding="utf-8")
-            (folder / revision / "gradgate_synthetic.py").write_text(
-                synthetic.replace("from ...sandbox.child import Target, seed_libraries\n", ""),
-                encoding="utf-8",
-            )
+            synthetic = Path(inputs.__file__).read_text(encoding="utf-8")  # stdlib only
+            (folder / revision / "gradgate_synthetic.py").write_text(synthetic, encoding="utf-8")
         bare: list[float] = []
         check: list[float] = []
         result: dict[str, Any] = {}

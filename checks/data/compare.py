@@ -9,7 +9,7 @@ rotations), and which revisions gave different outputs on two identically seeded
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Any
 
@@ -32,12 +32,24 @@ class OutputChange:
 
 
 @dataclass(frozen=True, slots=True)
+class Site:
+    """A line of the user's code at one revision."""
+
+    file: str
+    line: int
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
 class Comparison:
     base_form: str  # the input form each revision's transform took ("numpy", "pil", ...)
     head_form: str
     outputs: int  # outputs compared
     changes: tuple[OutputChange, ...]
     nondeterministic: Mapping[str, tuple[str, ...]]  # revision -> outputs that varied
+    # revision -> the user's line where two seeded calls first differed, where the child found
+    # it: {"file" (relative to the revision's root), "line", "code"}
+    unseeded: Mapping[str, Site] = field(default_factory=dict)
 
 
 def compare(base: Mapping[str, Any], head: Mapping[str, Any], *, tolerance: float) -> Comparison:
@@ -63,7 +75,16 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any], *, tolerance: floa
         outputs=len(set(base_out) & set(head_out)),
         changes=tuple(changes),
         nondeterministic={rev: names for rev, names in varied.items() if names},
+        unseeded={
+            rev: _site(value["unseeded"])
+            for rev, value in (("base", base), ("head", head))
+            if varied[rev] and isinstance(value.get("unseeded"), dict)
+        },
     )
+
+
+def _site(found: Mapping[str, Any]) -> Site:
+    return Site(file=str(found["file"]), line=int(found["line"]), code=str(found.get("code", "")))
 
 
 _FORMS = {
@@ -78,10 +99,10 @@ def _form(form: str) -> str:
     return _FORMS.get(form, form)
 
 
-def _named(runs: Sequence[Sequence[Mapping[str, Output]]], which: int) -> dict[str, Output]:
+def _named(runs: Sequence[Sequence[Mapping[str, Output] | None]], which: int) -> dict[str, Output]:
     named: dict[str, Output] = {}
     for index, pair in enumerate(runs):
-        for name, output in pair[which].items():
+        for name, output in (pair[which] or {}).items():
             named[name if len(runs) == 1 else f"{name} (input {index})"] = output
     return named
 
@@ -91,9 +112,13 @@ def _firsts(value: Mapping[str, Any]) -> dict[str, Output]:
 
 
 def _varied(value: Mapping[str, Any], tolerance: float) -> tuple[str, ...]:
+    """Outputs that differed between two seeded calls; the child sends the second call's
+    outputs only when they differ from the first's (else None)."""
     first, second = _named(value["runs"], 0), _named(value["runs"], 1)
     return tuple(
-        name for name in first if not equal(first[name], second.get(name), tolerance=tolerance)
+        name
+        for name in first
+        if name in second and not equal(first[name], second[name], tolerance=tolerance)
     )
 
 

@@ -12,7 +12,7 @@ import pytest
 import torch
 from gradgate.checks.base import Outcome, Severity
 from gradgate.checks.data.check import DataCheck
-from gradgate.checks.data.child.probe import encode, synthetic
+from gradgate.checks.data.child import encode, synthetic
 from gradgate.checks.data.settings import AllowRule, DataSettings
 
 MEAN = torch.tensor([0.485, 0.456, 0.406])[:, None, None]
