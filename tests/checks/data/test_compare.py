@@ -143,3 +143,50 @@ def test_a_swap_and_a_new_normalization_name_both() -> None:
     message = said(lambda x: (x.flip(0).float() / 255 - MEAN) / STD)
     assert "BGR ↔ RGB" in message
     assert "normalization changed" in message
+
+
+def dataset_measured(labels: list[int], classes: dict[str, int] | None = None) -> dict[str, Any]:
+    images = [tensor_image().float() / 255 + i for i in range(len(labels))]
+    runs = [[encode((image, label)), None] for image, label in zip(images, labels, strict=True)]
+    named = [f"index {i}" for i in range(len(labels))]
+    return {"form": "dataset", "runs": runs, "labels": named, "classes": classes}
+
+
+def test_renumbered_classes_are_named_as_one_mapping() -> None:
+    result = DataCheck().judge(
+        dataset_measured([0, 1, 2, 0]), dataset_measured([2, 1, 0, 2]), DataSettings()
+    )
+    assert result.outcome is Outcome.FAIL
+    (finding,) = result.findings  # the images are equal: one finding, about the targets
+    assert finding.message.startswith("`output[1]` changed")
+    assert "class indices renumbered: base 0 → head 2, base 2 → head 0 (3 of 4 samples)" in (
+        finding.message
+    )
+
+
+def test_a_target_changed_for_one_sample_names_the_sample() -> None:
+    result = DataCheck().judge(
+        dataset_measured([0, 1, 1, 0]), dataset_measured([0, 1, 3, 0]), DataSettings()
+    )
+    (finding,) = result.findings
+    assert "targets changed for 1 of 4 samples (index 2: 1 → 3)" in finding.message
+
+
+def test_a_changed_class_to_idx_names_the_classes() -> None:
+    result = DataCheck().judge(
+        dataset_measured([0, 1], {"cat": 0, "dog": 1}),
+        dataset_measured([1, 0], {"cat": 1, "dog": 0}),
+        DataSettings(),
+    )
+    messages = " ".join(f.message for f in result.findings)
+    assert "class-index mapping changed: `cat` 0 → 1, `dog` 1 → 0" in messages
+    assert "base 0 → head 1, base 1 → head 0" in messages
+
+
+def test_an_allow_rule_for_labels_covers_a_renumbering() -> None:
+    rule = AllowRule(change="labels", reason="classes sorted by name now")
+    result = DataCheck().judge(
+        dataset_measured([0, 1]), dataset_measured([1, 0]), DataSettings(allow=(rule,))
+    )
+    assert result.outcome is Outcome.PASS
+    assert "classes sorted by name now" in result.findings[0].message
