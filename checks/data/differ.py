@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations
 
+from gradgate.checks.data.geometry import estimate
+from gradgate.checks.data.geometry import words as geometry_words
 from gradgate.checks.data.image import GEOMETRIES, Fit, Image, as_image, fit
 from gradgate.checks.data.outputs import Difference, Output
 
@@ -53,6 +55,12 @@ def differences(
             ):  # the same per-channel scaling, now applied to other channels: not a change
                 named = tuple(d for d in named if d.kind not in ("normalization", "value-range"))
             return (*found, *named)
+    if b_img is not None and h_img is not None and source is not None:
+        # the synthetic input says where each pixel came from: a rotation, crop or resize
+        warp = estimate(b_img, h_img)
+        moved = None if warp is None else geometry_words(warp, b_img, h_img)
+        if moved is not None:
+            return (*found, Difference("geometry", moved))
     if base["shape"] != head["shape"]:
         words = f"shape {_shape(base['shape'])} → {_shape(head['shape'])}"
         found.append(Difference("shape", words))

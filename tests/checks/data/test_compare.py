@@ -4,12 +4,14 @@ and PIL is not installed, so PIL inputs are covered by the sandbox tests only wh
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 from gradgate.checks.base import Outcome, Severity
 from gradgate.checks.data.check import DataCheck
 from gradgate.checks.data.child import encode, synthetic
@@ -68,7 +70,8 @@ def test_swapped_channels_are_named_bgr_rgb() -> None:
         (lambda x: x.flip(2).float() / 255, "flipped left–right"),
         (lambda x: x.flip(1).float() / 255, "flipped upside down"),
         (lambda x: torch.rot90(x, 1, (1, 2)).float() / 255, "rotated 90° counter-clockwise"),
-        (lambda x: (x.float() / 255)[:, :12, :], "shape (3, 24, 32) → (3, 12, 32)"),
+        (lambda x: (x.float() / 255)[:, :12, :], "cropped by 12 px in height (24×32 → 12×32)"),
+        (lambda x: (x.float() / 255).flatten()[:100], "shape (3, 24, 32) → (100)"),
     ],
 )
 def test_each_difference_is_named(head: Callable[[Any], Any], words: str) -> None:
@@ -190,3 +193,45 @@ def test_an_allow_rule_for_labels_covers_a_renumbering() -> None:
     )
     assert result.outcome is Outcome.PASS
     assert "classes sorted by name now" in result.findings[0].message
+
+
+def rotated(x: torch.Tensor, degrees: float) -> torch.Tensor:
+    """``x`` (CHW float) turned counter-clockwise as seen, as torchvision's ``rotate`` does."""
+    t = math.radians(degrees)
+    height, width = x.shape[-2:]
+    ratio = height / width
+    theta = torch.tensor(
+        [[math.cos(t), -math.sin(t) * ratio, 0], [math.sin(t) / ratio, math.cos(t), 0]]
+    )
+    grid = F.affine_grid(theta[None], [1, *x.shape], align_corners=False)
+    return F.grid_sample(x[None], grid, align_corners=False)[0]
+
+
+@pytest.mark.parametrize(
+    ("head", "words"),
+    [
+        (lambda x: rotated(x.float() / 255, 5), "rotated ~5° counter-clockwise"),
+        (lambda x: rotated(x.float() / 255, -3), "rotated ~3° clockwise"),
+        (
+            lambda x: (x.float() / 255)[:, 2:22, 3:29],
+            "cropped by 4 px in height and 6 px in width (24×32 → 20×26), "
+            "shifted 3 px right and 2 px down (the crop window moved)",
+        ),
+        (
+            lambda x: F.interpolate(x[None].float() / 255, size=(12, 16), mode="bilinear")[0],
+            "resized ×0.5 (24×32 → 12×16)",
+        ),
+    ],
+)
+def test_a_small_rotation_crop_or_resize_is_estimated(
+    head: Callable[[Any], Any], words: str
+) -> None:
+    message = said(head)
+    assert f"head's image is {words} relative to base's" in message
+
+
+def test_a_crop_window_moved_at_the_same_size_is_named_with_the_shift() -> None:
+    message = said(
+        lambda x: (x.float() / 255)[:, 0:20, 0:28], base=lambda x: (x.float() / 255)[:, 2:22, 2:30]
+    )
+    assert "shifted 2 px left and 2 px up (the crop window moved)" in message
