@@ -82,6 +82,7 @@ _FORMS = {
     "pil": "a PIL RGB image",
     "tensor": "a CHW uint8 tensor",
     "yours": "your inputs",
+    "dataset": "your dataset's items",
 }
 
 

@@ -1,7 +1,8 @@
 """The `data` check's program: build the transform, feed it the input, encode what comes out.
 
-The factory returns the transform (a callable) or a mapping with ``transform`` and optionally
-``inputs`` (a list of the user's own inputs). Without inputs, the synthetic image of
+The factory returns the transform (a callable), a dataset (``dataset``: read at the indices
+asked for), or a mapping with ``transform`` and optionally ``inputs`` (a list of the user's own
+inputs), or with ``dataset`` and optionally ``indices``. Without inputs, the synthetic image of
 ``inputs.synthetic`` is offered as a NumPy HWC array, a PIL image, then a CHW uint8 tensor, in
 that order (or the order the request names), and the first form the transform accepts is used.
 Each input goes through the transform twice, with every RNG seeded the same before each call,
@@ -16,6 +17,7 @@ import sys
 from typing import Any, Callable
 
 from ...sandbox.child import Target, seed_libraries
+from .dataset import classes, indices_for, is_dataset, item_call
 from .encode import agree, encode
 from .inputs import FORMS, as_form, described, synthetic
 from .trace import first_difference
@@ -30,10 +32,15 @@ def _seed(seed: int | None) -> None:
     seed_libraries(seed)
 
 
-def _unpack(made: Any) -> tuple[Callable[[Any], Any] | None, Any]:
+def _unpack(made: Any) -> dict[str, Any]:
+    """What the factory returned, as ``transform``, ``dataset``, ``inputs`` and ``indices``."""
     if isinstance(made, dict):
-        return made.get("transform"), made.get("inputs")
-    return made, None
+        return {k: made.get(k) for k in ("transform", "dataset", "inputs", "indices")}
+    if isinstance(made, tuple) and len(made) == 2 and is_dataset(made[0]):
+        return {"dataset": made[0], "indices": made[1]}
+    if is_dataset(made):
+        return {"dataset": made}
+    return {"transform": made}
 
 
 class _Runner:
@@ -73,13 +80,19 @@ def probe(request: dict[str, Any], target: Target) -> Any:
     runner = _Runner(spec, request)
     _seed(runner.seed)
     made = target.load()()
-    transform, inputs = _unpack(made)
+    parts = _unpack(made)
+    transform, dataset = parts.get("transform"), parts.get("dataset")
+    if transform is not None and dataset is not None:
+        return {"problem": {"code": "both"}}
+    if dataset is not None:
+        return _read(runner, dataset, parts.get("indices") or spec.get("indices"))
     if not callable(transform):
         got = type(made).__name__ if transform is None else type(transform).__name__
         return {"problem": {"code": "not-callable", "got": got}}
     to_eval = getattr(transform, "eval", None)
     if callable(to_eval):
         to_eval()  # an nn.Module: eval-style, no dropout or batch statistics
+    inputs = parts.get("inputs")
     if inputs is not None:
         if not isinstance(inputs, (list, tuple)) or not inputs:
             return {"problem": {"code": "bad-inputs", "got": type(inputs).__name__}}
@@ -101,6 +114,30 @@ def probe(request: dict[str, Any], target: Target) -> Any:
     if failed is None:
         return {"problem": {"code": "no-form"}}
     raise failed
+
+
+def _read(runner: _Runner, dataset: Any, given: Any) -> dict[str, Any]:
+    indices = indices_for(dataset, given)
+    if indices is None:
+        return {"problem": {"code": "bad-indices", "got": repr(given)[:80]}}
+    runs, read = [], []
+    for index in indices:
+        try:
+            runs.append(runner.twice(item_call(dataset, index)))
+        except IndexError:  # the default indices of a short iterable dataset
+            if given is not None:
+                raise
+            break
+        read.append(index)
+    if not runs:
+        return {"problem": {"code": "no-items", "got": repr(indices)[:80]}}
+    return {
+        "form": "dataset",
+        "runs": runs,
+        "labels": [f"index {index}" for index in read],
+        "classes": classes(dataset),
+        "unseeded": runner.unseeded,
+    }
 
 
 def _bound(transform: Callable[[Any], Any], value: Any) -> Call:
