@@ -1,6 +1,6 @@
 """Each difference the `data` check names, from transforms run in this process on the synthetic
-image (pure-tensor and NumPy transforms: torchvision does not load with the pinned torch here,
-and PIL is not installed, so PIL inputs are covered by the sandbox tests only where present)."""
+image (pure-tensor and NumPy transforms here; PIL-only ones in test_pil.py; torchvision is not
+installed, so its random transforms are stood in for by tensor code that draws as they do)."""
 
 from __future__ import annotations
 

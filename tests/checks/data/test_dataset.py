@@ -11,11 +11,10 @@ import pytest
 from gradgate.bot.git.repository import GitRepository
 from gradgate.checks.base import CheckContext, Outcome, Severity
 from gradgate.checks.data.check import DataCheck
-from gradgate.checks.data.child.probe import probe
 from gradgate.checks.data.settings import DataSettings
 from gradgate.checks.data.spec import DataSpec
-from gradgate.checks.sandbox.child import Target
 
+from tests.checks.data import running
 from tests.gitrepo import GitRepo
 
 DATASET = """\
@@ -50,15 +49,8 @@ def source(returned: str = "Shapes()", classes: str = '["cat", "dog", "bird"]') 
 
 
 def run_child(tmp_path: Path, text: str, *, indices: list[int] | None = None) -> Any:
-    folder = tmp_path / "revision"
-    folder.mkdir(exist_ok=True)
-    (folder / "pipeline.py").write_text(text, encoding="utf-8")
-    spec: dict[str, Any] = {"tolerance": 1e-5, "forms": ["tensor"]}
-    if indices is not None:
-        spec["indices"] = indices
-    request = {"seed": 0, "root": str(folder), "kwargs": {"data": spec}}
-    target = Target({"path": str(folder / "pipeline.py"), "attr": "build"})
-    return probe(request, target)
+    spec = {} if indices is None else {"indices": indices}
+    return running.run_child(tmp_path, text, forms=["tensor"], **spec)
 
 
 def test_a_dataset_is_read_at_the_first_items_with_its_classes(tmp_path: Path) -> None:
