@@ -23,6 +23,7 @@ from .inputs import FORMS, as_form, described, synthetic
 from .trace import first_difference
 
 Call = Callable[[], Any]
+_RNG_LIBRARIES = frozenset({"torch", "numpy"})  # seeded by seed_libraries once imported
 
 
 def _seed(seed: int | None) -> None:
@@ -56,8 +57,16 @@ class _Runner:
 
     def seeded(self, call: Call) -> Call:
         def run() -> Any:
+            before = _RNG_LIBRARIES & sys.modules.keys()
             _seed(self.seed)
-            return call()
+            value = call()
+            if _RNG_LIBRARIES & sys.modules.keys() != before:
+                # The call imported torch or NumPy itself, after they were seeded (a transform
+                # that imports torchvision inside): its draws came from their import-time
+                # state. Call it again now that they are seeded, as every later call will be.
+                _seed(self.seed)
+                value = call()
+            return value
 
         return run
 
