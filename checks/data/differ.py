@@ -13,7 +13,7 @@ from itertools import permutations
 
 from gradgate.checks.data.geometry import estimate
 from gradgate.checks.data.geometry import words as geometry_words
-from gradgate.checks.data.image import GEOMETRIES, Fit, Image, as_image, fit
+from gradgate.checks.data.image import GEOMETRIES, Fit, Image, as_image, fit_within, flat
 from gradgate.checks.data.outputs import Difference, Output
 
 
@@ -51,7 +51,7 @@ def differences(
         if match is not None:
             named = _words(b_img, h_img, match)
             if match.order != tuple(range(len(match.order))) and _same_scaling(
-                source, base, head, tolerance
+                source, (b_img, base), (h_img, head), tolerance
             ):  # the same per-channel scaling, now applied to other channels: not a change
                 named = tuple(d for d in named if d.kind not in ("normalization", "value-range"))
             return (*found, *named)
@@ -96,35 +96,65 @@ class Match:
 
 def _match(base: Image, head: Image, threshold: float) -> Match | None:
     """The channel order, geometry and per-channel affine map that turn base's image into
-    head's within ``threshold``; None when none does."""
+    head's within ``threshold``; None when none does. Each channel pair is fitted at most once
+    per geometry, and only while its order is still possible; a fit is tried on a sample of
+    the pixels first, so the pairs that do not match cost little (outputs of 224×224 pixels)."""
     count = len(base.channels)
     if count != len(head.channels):
         return None
+    targets = [flat(plane) for plane in head.channels]
     for geometry, move in GEOMETRIES:
         moved = [move(plane) for plane in base.channels]
         if (len(moved[0]), len(moved[0][0])) != head.size:
             continue
-        fits = [[fit(moved[j], head.channels[i]) for j in range(count)] for i in range(count)]
+        sources = [flat(plane) for plane in moved]
+        fits: dict[tuple[int, int], Fit | None] = {}
         for order in permutations(range(count)):  # the identity first
-            chosen = [fits[i][order[i]] for i in range(count)]
-            if all(f is not None and f.error <= threshold for f in chosen):
-                return Match(geometry, order, tuple(f for f in chosen if f is not None))
+            chosen = _fits(sources, targets, order, threshold, fits)
+            if chosen is not None:
+                return Match(geometry, order, chosen)
     return None
 
 
-def _by_source(source: Image, output: Output, tolerance: float) -> dict[int, Fit] | None:
-    image = as_image(output["shape"], output["values"])
-    match = (
-        None if image is None else _match(source, image, _threshold(output["values"], tolerance))
-    )
+def _fits(
+    sources: Sequence[Sequence[float]],
+    targets: Sequence[Sequence[float]],
+    order: tuple[int, ...],
+    threshold: float,
+    cache: dict[tuple[int, int], Fit | None],
+) -> tuple[Fit, ...] | None:
+    """Head channel i from base channel order[i], each within ``threshold``; None at the
+    first that is not (the pairs fitted are kept in ``cache``)."""
+    chosen: list[Fit] = []
+    for i, j in enumerate(order):
+        if (i, j) not in cache:
+            cache[i, j] = fit_within(sources[j], targets[i], threshold)
+        found = cache[i, j]
+        if found is None or found.error > threshold:
+            return None
+        chosen.append(found)
+    return tuple(chosen)
+
+
+def _by_source(
+    source: Image, output: tuple[Image, Output], tolerance: float
+) -> dict[int, Fit] | None:
+    image, values = output[0], output[1]["values"]
+    match = _match(source, image, _threshold(values, tolerance))
     if match is None:
         return None
     return dict(enumerate(match.fits))
 
 
-def _same_scaling(source: Output | None, base: Output, head: Output, tolerance: float) -> bool:
+def _same_scaling(
+    source: Output | None,
+    base: tuple[Image, Output],
+    head: tuple[Image, Output],
+    tolerance: float,
+) -> bool:
     """Does each output channel get the same scale and offset from its input channel at base
-    and at head (a per-channel normalization that stayed, whichever channel now feeds it)?"""
+    and at head (a per-channel normalization that stayed, whichever channel now feeds it)?
+    ``base`` and ``head``: each output as an image, and as sent."""
     image = None if source is None else as_image(source["shape"], source["values"])
     if image is None:
         return False
