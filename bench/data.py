@@ -4,7 +4,8 @@ The work: at base and at head, import the transform and run it (twice, seeded, a
 does) on the synthetic image. The baseline: one fresh, unsandboxed Python process per revision
 (interpreter start and torch import included) doing exactly that. The check runs as
 `DataCheck().run` in a fresh process on a two-commit git repo: a checkout per revision, a
-sandboxed child per revision, and the comparison. Figure: wall time as a ratio to the bare
+sandboxed child per revision (both at once where there are two cores, as the check runs them),
+and the comparison. Figure: wall time as a ratio to the bare
 children's. The head revision drops a BGR→RGB conversion, and the run checks the check caught it.
 """
 
