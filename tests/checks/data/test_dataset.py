@@ -11,6 +11,7 @@ import pytest
 from gradgate.bot.git.repository import GitRepository
 from gradgate.checks.base import CheckContext, Outcome, Severity
 from gradgate.checks.data.check import DataCheck
+from gradgate.checks.data.problems import describe
 from gradgate.checks.data.settings import DataSettings
 from gradgate.checks.data.spec import DataSpec
 
@@ -125,3 +126,17 @@ def test_a_dataset_entrypoint_end_to_end(tmp_path: Path) -> None:
     (finding,) = result.findings
     assert finding.severity is Severity.BLOCKING
     assert "targets changed for 1 of 2 samples (index 2: 2 → 1)" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("problem", "words"),
+    [
+        ({"code": "bad-indices", "got": "'first'"}, "gave `indices` as 'first'"),
+        ({"code": "both"}, "returned both a `transform` and a `dataset`"),
+        ({"code": "no-items", "got": "[0, 1]"}, "no item at the indices read ([0, 1])"),
+    ],
+)
+def test_dataset_problems_are_worded_with_the_factory(problem: dict[str, str], words: str) -> None:
+    text = describe(problem, "`pipeline.py:build` at head")
+    assert text.startswith("`pipeline.py:build` at head")
+    assert words in text
