@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations
 
-from gradgate.checks.data.geometry import estimate
+from gradgate.checks.data.geometry import estimate, resampled
 from gradgate.checks.data.geometry import words as geometry_words
 from gradgate.checks.data.image import GEOMETRIES, Fit, Image, as_image, fit_within, flat
 from gradgate.checks.data.outputs import Difference, Output
@@ -61,6 +61,9 @@ def differences(
         moved = None if warp is None else geometry_words(warp, b_img, h_img)
         if moved is not None:
             return (*found, Difference("geometry", moved))
+        resized = b_img.size == h_img.size != tuple(source["shape"][:2])
+        if warp is not None and resized and resampled(warp):  # same size, same place
+            return (*found, Difference("geometry", _RESAMPLED.format(size=_size(b_img))))
     if base["shape"] != head["shape"]:
         words = f"shape {_shape(base['shape'])} → {_shape(head['shape'])}"
         found.append(Difference("shape", words))
@@ -70,6 +73,17 @@ def differences(
             words = f"values differ by up to {most:.3g} (tolerance {tolerance:g})"
             found.append(Difference("values", words))
     return tuple(found)
+
+
+_RESAMPLED = (
+    "head's image is resized to the same {size} and sits in the same place, but its pixels "
+    "differ: the resize interpolation (or antialiasing) changed"
+)
+
+
+def _size(image: Image) -> str:
+    height, width = image.size
+    return f"{height}×{width}"
 
 
 def _kind(output: Output) -> str:

@@ -170,7 +170,7 @@ def words(warp: Warp, base: Image, head: Image) -> str | None:
         )
         said.append(f"resized {factor} ({sizes})")
     elif not said:
-        dx, dy = round(warp.c), round(warp.f)
+        dx, dy = _whole(warp.c), _whole(warp.f)  # a crop moves by whole pixels
         (height, width), (h_height, h_width) = base.size, head.size
         if base.size != head.size:
             by = _sides(("in height", height - h_height), ("in width", width - h_width))
@@ -181,6 +181,23 @@ def words(warp: Warp, base: Image, head: Image) -> str | None:
     if not said:
         return None
     return f"head's image is {', '.join(said)} relative to base's"
+
+
+def _whole(shift: float) -> int:
+    """``shift`` as whole pixels where it is close to them; 0 for a fraction (resampling)."""
+    near = round(shift)
+    return near if abs(shift - near) < 0.25 else 0
+
+
+def resampled(warp: Warp) -> bool:
+    """Does head's picture sit where base's does, give or take a fraction of a pixel?"""
+    (wide, tall), degrees = warp.scales, warp.degrees
+    return (
+        abs(degrees) < 0.75
+        and abs(wide - 1) <= 0.04
+        and abs(tall - 1) <= 0.04
+        and not (_whole(warp.c) or _whole(warp.f))
+    )
 
 
 def _sides(*parts: tuple[str | tuple[str, str], int]) -> str:

@@ -235,3 +235,16 @@ def test_a_crop_window_moved_at_the_same_size_is_named_with_the_shift() -> None:
         lambda x: (x.float() / 255)[:, 0:20, 0:28], base=lambda x: (x.float() / 255)[:, 2:22, 2:30]
     )
     assert "shifted 2 px left and 2 px up (the crop window moved)" in message
+
+
+@pytest.mark.parametrize(
+    ("mode", "size"),  # not "area" at ×0.5: it averages the pixels bilinear's samples do
+    [("nearest", (12, 16)), ("bicubic", (12, 16)), ("nearest", (48, 64)), ("area", (48, 64))],
+)
+def test_a_changed_resize_interpolation_is_named(mode: str, size: tuple[int, int]) -> None:
+    def resize(how: str) -> Callable[[Any], Any]:
+        return lambda x: F.interpolate(x[None].float() / 255, size=size, mode=how)[0]
+
+    message = said(resize(mode), base=resize("bilinear"))
+    assert "the resize interpolation (or antialiasing) changed" in message
+    assert "shifted" not in message
