@@ -37,12 +37,16 @@ def executable_lines(source: str, filename: str) -> set[int]:
     stack = [top]
     while stack:
         code = stack.pop()
-        if hasattr(code, "co_lines"):  # 3.10+
-            lines.update(line for _, _, line in code.co_lines() if line)
-        else:
-            lines.update(line for _, line in dis.findlinestarts(code) if line)
+        lines.update(_own_lines(code))
         stack.extend(const for const in code.co_consts if hasattr(const, "co_code"))
     return lines
+
+
+def _own_lines(code: Any) -> set[int]:
+    """The lines of ``code`` itself (not of the functions and classes inside it)."""
+    if hasattr(code, "co_lines"):
+        return {line for _, _, line in code.co_lines() if line}
+    return {line for _, line in dis.findlinestarts(code) if line}
 
 
 class Recorder:
@@ -103,17 +107,28 @@ def recording(root: str, spans: dict[str, list[list[int]]] | None) -> Iterator[R
 @contextlib.contextmanager
 def _settrace(recorder: Recorder) -> Iterator[None]:
     files = recorder.files
+    left: dict[Any, set[int]] = {}  # a code object -> its changed lines of code not seen yet
 
     def local(frame: Any, event: str, arg: Any) -> Any:
         if event == "line":
-            recorder.hit(frame.f_code.co_filename, frame.f_lineno)
+            code = frame.f_code
+            recorder.hit(code.co_filename, frame.f_lineno)
+            todo = left[code]
+            todo.discard(frame.f_lineno)
+            if not todo:
+                frame.f_trace_lines = False  # all of them ran: no more line events here
         return local
 
     def global_trace(frame: Any, event: str, arg: Any) -> Any:
-        if frame.f_code.co_filename not in files:
+        code = frame.f_code
+        if code.co_filename not in files:
             return None  # other files run untraced
-        recorder.hit(frame.f_code.co_filename, frame.f_lineno)  # the `def` line itself
-        return local
+        todo = left.get(code)
+        if todo is None:
+            todo = left[code] = _own_lines(code) & recorder.code[files[code.co_filename]]
+        recorder.hit(code.co_filename, frame.f_lineno)  # the `def` line itself
+        todo.discard(frame.f_lineno)
+        return local if todo else None  # code whose changed lines all ran runs untraced
 
     previous = sys.gettrace()
     sys.settrace(global_trace)
