@@ -140,9 +140,8 @@ def no_pair_words(base: Sequence[str | None], head: Sequence[str | None]) -> str
 
 
 def spots(file: str, ranges: Sequence[tuple[int, int]]) -> str:
-    """ "`attend.py:120–141`", "`attend.py:12` and `attend.py:30–31`"."""
-    shown = [f"`{file}:{a}`" if a == b else f"`{file}:{a}–{b}`" for a, b in ranges]
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    """ "`attend.py:120–141`", "`attend.py:12, 30–31`"."""
+    return f"`{file}:{', '.join(str(a) if a == b else f'{a}–{b}' for a, b in ranges)}`"
 
 
 def untested_words(file: str, ranges: Sequence[tuple[int, int]], variants: Sequence[str]) -> str:

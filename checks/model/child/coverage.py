@@ -143,8 +143,9 @@ def _settrace(recorder: Recorder) -> Iterator[None]:
 @contextlib.contextmanager
 def _monitor(recorder: Recorder, mon: Any) -> Iterator[None]:
     tool = next((t for t in range(6) if mon.get_tool(t) is None), None)
-    if tool is None:
-        yield  # every tool id is taken (a debugger, coverage.py): nothing is recorded
+    if tool is None:  # every tool id is taken (debuggers, profilers): the old way still works
+        with _settrace(recorder):
+            yield
         return
     events = mon.events
     files = recorder.files

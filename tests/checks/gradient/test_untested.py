@@ -14,6 +14,7 @@ from gradgate.bot.report.render import Report, render
 from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
 from gradgate.checks.gradient.check import GradientCheck
+from gradgate.checks.gradient.words import untested_words
 from gradgate.checks.model.spec import ModelSpec
 
 from tests.checks.gradient.revisions import SETTINGS, Revisions, commit_two
@@ -177,3 +178,18 @@ def test_a_variant_that_cannot_be_used_is_an_error_naming_it(tmp_path: Path) -> 
     assert result.outcome is Outcome.ERROR
     (error,) = result.findings
     assert "`attend.py:made` at base, variant `flash`, returned a tuple of 3 items" in error.message
+
+
+def test_the_warning_names_every_range_of_a_file_once_and_says_it_or_them() -> None:
+    one = untested_words("m/attend.py", [(12, 12)], [])
+    many = untested_words("m/attend.py", [(12, 14), (30, 30)], ["default", "fast"])
+
+    assert one.startswith(
+        "the model did not run `m/attend.py:12`, changed by this PR: the gradient check did "
+        "not test it. To cover it, have the factory"
+    )
+    assert many.startswith(
+        "none of the model's variants (`default`, `fast`) ran `m/attend.py:12–14, 30`, changed "
+        "by this PR"
+    )
+    assert "To cover them, add a variant that runs them" in many
