@@ -10,6 +10,8 @@ Parent side (gradgate's interpreter):
   beside.py     the config's folder as the child sees it (copies of the factory when the folder
                 holds the source repository: an uncommitted config in the working tree)
   problems.py   those problems in words
+  coverage.py   the PR's changed lines the head child is asked about, and the changed code the
+                model did not run (``child/coverage.py`` records it)
 
 Child side (the user's interpreter: stdlib and torch only, Python 3.9+):
   child.py      prepare (seeds, determinism, device), load (factory or `_target_` spec ->
