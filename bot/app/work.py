@@ -175,6 +175,7 @@ class Worker:
                 only=waiting_gpu,
                 carried=to_wire(report),
                 left=to_left(left),
+                untrusted_head=run.untrusted_head,
             )
             self.queues.enqueue(half)
 
@@ -189,6 +190,7 @@ class Worker:
             gpu=self.gpu if job.kind is not Kind.GPU else Gpu.RUN,
             auto_to_gpu=self.auto_to_gpu,
             python=self.python,
+            untrusted_head=run.untrusted_head,
         )
 
     def _pending(self, pr: PullRequest, record: dict[str, Any]) -> Pending:
