@@ -243,6 +243,7 @@ def make_world(
         private_key=pem,
         api_url=github.url,
         lease_s=settings.lease_s,
+        docs_url=settings.docs_url,
     )
     live = LiveServer(Queues(settings, serving=True))
     live.start()
