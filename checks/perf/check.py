@@ -47,6 +47,7 @@ class Measured:
     samples: dict[tuple[str, str], list[float]] = field(default_factory=dict)
     modules: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     facts: dict[str, dict[str, Any]] = field(default_factory=dict)  # each side's last child
+    unmeasured: dict[str, str] = field(default_factory=dict)  # revision -> why no peak memory
 
 
 class PerfCheck:
@@ -92,7 +93,10 @@ class PerfCheck:
             found.modules.get("head", {}),
             max_slowdown=settings.max_slowdown,
         )
-        return result_for(tuple(timings), found.facts, settings, modules=modules, started=started)
+        return result_for(
+            tuple(timings), found.facts, settings, modules=modules,
+            unmeasured=found.unmeasured, started=started,
+        )  # fmt: skip
 
 
 def measure(ctx: CheckContext, settings: PerfSettings) -> Measured:
@@ -122,7 +126,9 @@ def _add(found: Measured, revision: str, facts: Mapping[str, Any]) -> None:
     found.facts[revision] = dict(facts)
     for name in TIMED:
         found.samples.setdefault((revision, name), []).append(statistics.median(facts[f"{name}_s"]))
-    found.samples.setdefault((revision, "memory"), []).append(float(facts["peak_bytes"]))
+    found.samples.setdefault((revision, "memory"), []).append(float(facts["peak_bytes"] or 0))
+    if facts.get("memory_problem"):
+        found.unmeasured.setdefault(revision, str(facts["memory_problem"]))
     modules = found.modules.setdefault(revision, {})
     for module, seconds in (facts.get("modules") or {}).items():
         modules.setdefault(str(module), []).append(float(seconds))

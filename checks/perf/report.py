@@ -26,16 +26,22 @@ def result_for(
     settings: PerfSettings,
     *,
     modules: tuple[ModuleTime, ...] = (),
+    unmeasured: Mapping[str, str] | None = None,
     started: float | None = None,
 ) -> CheckResult:
-    """``facts``: each revision's last child's answer (device, clock, batch, step, memory)."""
+    """``facts``: each revision's last child's answer (device, clock, batch, step, memory);
+    ``unmeasured``: revision -> why its peak memory could not be counted (not judged then)."""
     batch = {side: (facts.get(side) or {}).get("batch") for side in ("base", "head")}
-    findings = tuple(
-        sorted(
-            (_finding(t, settings, _throughput(t, batch)) for t in timings),
-            key=lambda f: f.severity.rank,
+    found = [_finding(t, settings, _throughput(t, batch)) for t in timings]
+    for revision, why in (unmeasured or {}).items():
+        message = (
+            f"peak memory could not be counted at {revision} ({why}), so "
+            "`max_memory_growth` was not applied; step time was judged as usual"
         )
-    )
+        found.append(
+            Finding("perf-memory-unmeasured", Severity.WARNING, message, revision=revision)
+        )
+    findings = tuple(sorted(found, key=lambda f: f.severity.rank))
     noisy_error = settings.strict and any(t.verdict == "noisy" for t in timings)
     outcome = Outcome.ERROR if noisy_error else outcome_for(findings)
     head = facts.get("head") or facts.get("base") or {}

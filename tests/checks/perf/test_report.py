@@ -79,3 +79,15 @@ def test_peak_memory_beyond_max_memory_growth_blocks_in_megabytes() -> None:
         "`max_memory_growth` (1.1×)"
     )
     assert result.extra["rows"][1]["unit"] == "MB"
+
+
+def test_peak_memory_that_could_not_be_counted_warns_and_step_time_still_counts() -> None:
+    why = {"head": "NotImplementedError: an op the counting mode cannot see"}
+
+    result = result_for((STEADY,), FACTS, PerfSettings(), unmeasured=why)
+
+    assert result.outcome is Outcome.WARN
+    warning = next(f for f in result.findings if f.kind == "perf-memory-unmeasured")
+    assert warning.revision == "head"
+    assert warning.message.startswith("peak memory could not be counted at head (NotImpl")
+    assert "`max_memory_growth` was not applied" in warning.message
