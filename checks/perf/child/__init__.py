@@ -54,7 +54,7 @@ def measure(request: dict[str, Any], target: Target) -> dict[str, Any]:
     model.eval()
     inference = times(infer, warmup, steps, clock)
     modules = module_times(model, infer, steps, clock) if settings.get("modules") else {}
-    problem = None
+    unmeasured = None
     if meter == CUDA_MAX_ALLOCATED:
         peak = cuda_peak(device)
     else:
@@ -66,9 +66,9 @@ def measure(request: dict[str, Any], target: Target) -> dict[str, Any]:
             model.eval()
             peak = max(peak, tensor_peak([infer], alive))
         except Exception as exc:  # an op the counting mode cannot see through: time still counts
-            peak, problem = 0, f"{type(exc).__name__}: {exc}"[:300]
+            peak, unmeasured = 0, f"{type(exc).__name__}: {exc}"[:300]
     return {"device": str(device), "clock": clock, "memory": meter, "train_s": train,
-            "infer_s": inference, "peak_bytes": peak, "memory_problem": problem,
+            "infer_s": inference, "peak_bytes": peak, "memory_problem": unmeasured,
             "modules": modules, "batch": batch_size(loaded),
             "step": "user" if wrapped.given else "sgd"}  # fmt: skip
 
