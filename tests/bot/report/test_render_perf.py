@@ -63,7 +63,12 @@ def test_the_text_report_lists_each_measure_base_to_head_with_samples_per_second
         "12", "ms", "→", "41.5", "ms", "3.46×", "(3.10–3.90×)", "SLOWER",
         "42,667", "→", "12,337", "samples/s",
     ]  # fmt: skip
-    assert any(line.split()[:2] == ["encoder", "2"] for line in text.splitlines())
+    lines = text.splitlines()
+    at = lines.index("Top-level modules that slowed (forward time per pass):")
+    assert [line.split() for line in lines[at + 1 : at + 3]] == [
+        ["encoder", "2", "ms", "→", "9.5", "ms"],
+        ["head[0]", "new", "→", "1.25", "ms"],
+    ]
 
 
 def test_the_modules_that_slowed_are_a_mermaid_chart_open_when_the_check_blocks() -> None:
