@@ -1,7 +1,8 @@
 """The `data` check: the same input through the data path at base and at head, compared.
 
-Each revision runs in a fresh sandboxed child (``child.probe``) in a temporary checkout, with
-every RNG seeded the same; head is offered the input in the form base's transform took first.
+Each revision runs in its revision's sandboxed child (``child.probe``; the one the model checks
+use: ``checks.model.session``), with every RNG seeded the same; head is offered the input in
+the form base's transform took first.
 The parent names what changed (``compare``) and words it (``findings``). A crash, hang or
 unusable factory at either revision is an error naming the revision, never a pass.
 """
@@ -27,7 +28,7 @@ from gradgate.checks.data.findings import findings_for
 from gradgate.checks.data.problems import describe
 from gradgate.checks.data.settings import DataSettings
 from gradgate.checks.errors import CheckError, ModelError, SandboxError
-from gradgate.checks.model.run import run_entry_program
+from gradgate.checks.model.session import model_sessions
 
 PROGRAM = "data.child.probe:probe"
 FORMS = ("numpy", "pil", "tensor")
@@ -89,31 +90,30 @@ def measure(ctx: CheckContext, settings: DataSettings) -> tuple[dict[str, Any], 
     deadline = time.monotonic() + settings.timeout_s
     forms: tuple[str, ...] = FORMS
     values: list[dict[str, Any]] = []
-    for revision, sha in (("base", ctx.base_sha), ("head", ctx.head_sha)):
-        with ctx.source.checkout(sha) as root:
+    with model_sessions(ctx) as sessions:  # the revisions' children the model checks use
+        for revision in ("base", "head"):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 limit = f"`timeout_s` ({settings.timeout_s:g} s)"
                 message = f"the check's {limit} ran out before {revision} could run"
                 raise SandboxError(message, kind="timeout", revision=revision)
-            value = run_entry_program(
+            value = sessions.run_entry(
                 ctx,
                 settings,
                 entrypoint=spec.entrypoint,
                 key="data",
                 request={**spec.as_request(), "forms": list(forms)},
-                root=root,
                 revision=revision,
                 program=PROGRAM,
                 describe_problem=describe,
                 seed=settings.seed,
                 timeout_s=max(round(remaining, 1), 0.1),
             )
-        if not isinstance(value, dict) or "runs" not in value:
-            raise ModelError(f"{revision}'s data child sent no outputs", code="no-output")
-        form = str(value.get("form"))
-        forms = (form, *(f for f in FORMS if f != form))  # head tries base's form first
-        values.append(value)
+            if not isinstance(value, dict) or "runs" not in value:
+                raise ModelError(f"{revision}'s data child sent no outputs", code="no-output")
+            form = str(value.get("form"))
+            forms = (form, *(f for f in FORMS if f != form))  # head tries base's form first
+            values.append(value)
     return values[0], values[1]
 
 
