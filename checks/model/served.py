@@ -130,6 +130,8 @@ class ServedChild:
                     return bytes(line)
                 continue  # the answer to a request whose asker gave up
             if self._future.done():
+                if self._drain():
+                    continue  # an answer it sent before it ended
                 raise self._death()
             left = deadline - time.monotonic()
             if left <= 0 or len(self._buffer) > cap:
@@ -137,6 +139,13 @@ class ServedChild:
             ready, _, _ = select.select([self._replies], [], [], min(left, _TICK_S))
             if ready:
                 self._buffer += os.read(self._replies, 1 << 16)
+
+    def _drain(self) -> bool:
+        """Read what is waiting on the reply pipe; whether there was anything."""
+        before = len(self._buffer)
+        while select.select([self._replies], [], [], 0)[0]:
+            self._buffer += os.read(self._replies, 1 << 16)
+        return len(self._buffer) > before
 
     def _death(self) -> SandboxError:
         failed = self._future.exception()
