@@ -9,6 +9,8 @@ Everything they return is judged and worded by pure modules.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +37,7 @@ from gradgate.checks.model.spec import ModelSpec
 
 BASE_PROGRAM = "checkpoint.child.programs:base"
 HEAD_PROGRAM = "checkpoint.child.programs:head"
+WARM_PROGRAM = "checkpoint.child.programs:warm"
 FROM_BASE = "(base model)"
 BASE_SEED = 0
 HEAD_SEED = 1  # another seed than base's, so a tensor that did not load changes the outputs
@@ -78,7 +81,17 @@ class _Children:
         # it may write) and what is shared with it.
         self._readable = readable
 
-    def run(self, revision: str, kwargs: dict[str, Any]) -> Any:
+    def warm(self, revision: str) -> None:
+        """Start ``revision``'s child on the imports a meta build needs, in the background; the
+        next request there waits for it. Whatever goes wrong is left to that request to say."""
+
+        def quietly() -> None:
+            with contextlib.suppress(Exception):
+                self.run(revision, {}, program=WARM_PROGRAM)
+
+        threading.Thread(target=quietly, name="gradgate-checkpoint-warm", daemon=True).start()
+
+    def run(self, revision: str, kwargs: dict[str, Any], *, program: str | None = None) -> Any:
         left = self._deadline - time.monotonic()
         if left <= 0:
             raise CheckError(
@@ -91,7 +104,7 @@ class _Children:
             self._settings,
             spec=self._spec,
             revision=revision,
-            program=BASE_PROGRAM if revision == "base" else HEAD_PROGRAM,
+            program=program or (BASE_PROGRAM if revision == "base" else HEAD_PROGRAM),
             kwargs=kwargs,
             device=self._device,
             seed=BASE_SEED if revision == "base" else HEAD_SEED,
@@ -136,6 +149,7 @@ def run_session(
                 "path": str(exchange),
                 "max_parameters": equivalence.max_parameters,
             }
+        children.warm("head")  # while base runs, where there is a core for it
         value = children.run("base", base_kwargs)
         base_model = ModelInfo.from_json(value["model"])
         base_equivalence = value.get("equivalence") or {}
