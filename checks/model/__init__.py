@@ -15,6 +15,8 @@ Parent side (gradgate's interpreter):
                 revisions' checkouts and a folder every child may write
   served.py     the parent's handle on one such child: requests as files named on a pipe,
                 answers as JSON lines; a request past its deadline stops the child
+  coverage.py   the PR's changed lines the head child is asked about, and the changed code the
+                model did not run (``child/coverage.py`` records it)
 
 Child side (the user's interpreter: stdlib and torch only, Python 3.9+):
   child/        prepare (seeds, determinism, device), load (factory or `_target_` spec ->
