@@ -1,8 +1,8 @@
 """The `data` check: the same input through the data path at base and at head, compared.
 
-Each revision runs in a fresh sandboxed child (``child.probe``) in a temporary checkout, with
-every RNG seeded the same, base and head at once where there are two cores; head takes the
-input in the form base's transform took where it can.
+Each revision runs in its revision's sandboxed child (``child.probe``; the one the model checks
+use: ``checks.model.session``), with every RNG seeded the same, base and head at once where
+there are two cores; head takes the input in the form base's transform took where it can.
 The parent names what changed (``compare``) and words it (``findings``). A crash, hang or
 unusable factory at either revision is an error naming the revision, never a pass.
 """
@@ -12,8 +12,6 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
-from contextlib import ExitStack
-from pathlib import Path
 from typing import Any, ClassVar
 
 from gradgate.checks.base import (
@@ -33,7 +31,7 @@ from gradgate.checks.data.problems import describe
 from gradgate.checks.data.settings import DataSettings
 from gradgate.checks.data.spec import DataSpec
 from gradgate.checks.errors import CheckError, ModelError, SandboxError
-from gradgate.checks.model.run import run_entry_program
+from gradgate.checks.model.session import ModelSessions, model_sessions
 
 PROGRAM = "data.child.probe:probe"
 FORMS = ("numpy", "pil", "tensor")
@@ -95,14 +93,10 @@ def measure(ctx: CheckContext, settings: DataSettings) -> tuple[dict[str, Any], 
             "transform); config.example.yaml shows every option"
         )
     deadline = time.monotonic() + settings.timeout_s
-    with ExitStack() as stack:
-        roots = {
-            "base": stack.enter_context(ctx.source.checkout(ctx.base_sha)),
-            "head": stack.enter_context(ctx.source.checkout(ctx.head_sha)),
-        }
+    with model_sessions(ctx) as sessions:  # the revisions' children the model checks use
 
         def run(revision: str, forms: tuple[str, ...] = FORMS) -> dict[str, Any]:
-            return _run(ctx, settings, spec, roots[revision], revision, forms, deadline)
+            return _run(ctx, settings, spec, sessions, revision, forms, deadline)
 
         if _cores() < 2:
             base = run("base")
@@ -127,7 +121,7 @@ def _run(
     ctx: CheckContext,
     settings: DataSettings,
     spec: DataSpec,
-    root: Path,
+    sessions: ModelSessions,
     revision: str,
     forms: tuple[str, ...],
     deadline: float,
@@ -137,13 +131,12 @@ def _run(
         limit = f"`timeout_s` ({settings.timeout_s:g} s)"
         message = f"the check's {limit} ran out before {revision} could run"
         raise SandboxError(message, kind="timeout", revision=revision)
-    value = run_entry_program(
+    value = sessions.run_entry(
         ctx,
         settings,
         entrypoint=spec.entrypoint,
         key="data",
         request={**spec.as_request(), "forms": list(forms), "tolerance": settings.tolerance},
-        root=root,
         revision=revision,
         program=PROGRAM,
         describe_problem=describe,

@@ -1,9 +1,10 @@
 """The `gradient` check: does every parameter that learned at base still learn at head?
 
-Each revision runs in a fresh sandboxed child (``child.probe``) in a temporary checkout (base
-and head at once when there are cores for both), with the same seed, device and batch; the
-parent classifies every parameter (``classify``), compares base with head (``compare``), words
-the findings grouped by module prefix (``findings``) and adds the model summary and the
+Each revision runs in its revision's sandboxed child (``child.probe``; one child per revision
+serves every model check: ``checks.model.session``), base and head at once when there are
+cores, with the same seed, device and batch; the parent classifies every parameter
+(``classify``), compares base with head (``compare``), words the findings grouped by module
+prefix (``findings``) and adds the model summary and the
 gradient-norm chart (``summary``). A crash, hang or OOM at either revision is an error naming
 the revision, never a pass.
 """
@@ -14,7 +15,6 @@ import os
 import time
 from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -41,7 +41,8 @@ from gradgate.checks.gradient.words import count, error_message, failure_detail,
 from gradgate.checks.model.coverage import child_spans, ran_counts
 from gradgate.checks.model.device import choose_device, gpu_visible
 from gradgate.checks.model.lines import PullDiff, read_diff
-from gradgate.checks.model.run import cuda_works, run_model_program
+from gradgate.checks.model.run import cuda_works
+from gradgate.checks.model.session import ModelSessions, model_sessions
 from gradgate.checks.model.settings import effective_model
 from gradgate.checks.model.spec import ModelSpec
 
@@ -134,24 +135,20 @@ class GradientCheck:
 
 
 def measure(ctx: CheckContext, settings: GradientSettings) -> tuple[Probed, Probed]:
-    """Run the probe on base and head, each in a fresh sandboxed child in its own checkout,
-    within the check's one `timeout_s`; at the same time when the machine has a core for each
-    (each child under its own limits). A revision that crashed, hung, ran out of memory or gave
-    an unusable model raises SandboxError or ModelError, naming the revision (base first
-    when both failed)."""
+    """Run the probe on base and head, each in its revision's sandboxed child (the gate's model
+    session: ``checks.model.session``), within the check's one `timeout_s`; at the same time
+    when the machine has a core for each (each child under its own limits). A revision that
+    crashed, hung, ran out of memory or gave an unusable model raises SandboxError or
+    ModelError, naming the revision (base first when both failed)."""
     spec = effective_model(ctx, check=GradientCheck.name)
     deadline = time.monotonic() + settings.timeout_s
-    with ExitStack() as stack:
-        roots = {
-            "base": stack.enter_context(ctx.source.checkout(ctx.base_sha)),
-            "head": stack.enter_context(ctx.source.checkout(ctx.head_sha)),
-        }
-        device = _device(ctx, settings, roots["base"])
+    with model_sessions(ctx) as sessions:
+        device = _device(ctx, settings, sessions.root(ctx, "base"))
 
         def probe(revision: str) -> Probed:
             # The head child records which of the PR's changed lines ran (issue 20, point 5).
             spans = child_spans(ctx.changes) if revision == "head" else {}
-            return _probe(ctx, settings, spec, roots[revision], revision, device, deadline, spans)
+            return _probe(ctx, settings, spec, sessions, revision, device, deadline, spans)
 
         if _cores() < 2:
             return probe("base"), probe("head")
@@ -165,7 +162,7 @@ def _probe(
     ctx: CheckContext,
     settings: GradientSettings,
     spec: ModelSpec,
-    root: Path,
+    sessions: ModelSessions,
     revision: str,
     device: str,
     deadline: float,
@@ -176,11 +173,10 @@ def _probe(
         limit = f"`timeout_s` ({settings.timeout_s:g} s)"
         message = f"the check's {limit} ran out before {revision} could run"
         raise SandboxError(message, kind="timeout", revision=revision)
-    value = run_model_program(
+    value = sessions.run(
         ctx,
         settings,
         spec=spec,
-        root=root,
         revision=revision,
         program=PROGRAM,
         kwargs={"gradient": {"steps": settings.steps}, "coverage": dict(spans) or None},
