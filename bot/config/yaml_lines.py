@@ -230,6 +230,7 @@ def _compose_in_c(text: str) -> yaml.Node | None:
 
 def _too_deep_for_c(text: str) -> bool:
     """Does `text` nest collections deeper than libyaml's recursive composer is trusted with?"""
+    assert _C_LOADER is not None
     depth = 0
     for event in yaml.parse(text, Loader=_C_LOADER):
         if isinstance(event, yaml.CollectionStartEvent):
