@@ -67,7 +67,9 @@ def check_plan_json(text: str) -> int:
     assert plan["changed_files"] == EDITED + ADDED, plan["changed_files"]
     assert plan["config_origin"] == "base", plan["config_origin"]
     assert isinstance(plan["zones"], dict) and len(plan["zones"]) == ZONES, len(plan["zones"])
-    assert {c["name"] for c in plan["checks"]} == set(CHECKS)
+    # Every check the zones name; the checks that plan themselves for any Python change (dl-lint,
+    # data, metrics, perf) come on top.
+    assert set(CHECKS) <= {c["name"] for c in plan["checks"]}, plan["checks"]
     return len(plan["zones"])
 
 

@@ -48,8 +48,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 fi
 # The suite runs on every core (pytest-xdist; GRADGATE_TEST_WORKERS=0 runs it in one process):
 # each worker has its own fake GitHub, redis-server and temp dirs, on free ports. `loadgroup`
-# hands out tests one by one, the slow ones first, and keeps the tests that share a module's
-# fixture on one worker (tests/conftest.py).
+# hands out tests one by one, the slow ones first (tests/conftest.py): none runs alone at the end.
 workers=${GRADGATE_TEST_WORKERS:-auto}
 started=$(date +%s)
 status=0

@@ -36,17 +36,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: slow by nature; runs first (tests/conftest.py)")
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_itemcollected(item: pytest.Item) -> None:
+    if item.nodeid.startswith(SLOW):
+        item.add_marker(pytest.mark.slow)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the slow tests and start them first; keep each module's tests that share a
-    module-scoped fixture on one worker (`--dist loadgroup`), so it is built once per run."""
-    for item in items:
-        if item.nodeid.startswith(SLOW):
-            item.add_marker(pytest.mark.slow)
-        fixtures = getattr(item, "_fixtureinfo", None)
-        defs = fixtures.name2fixturedefs.values() if fixtures is not None else ()
-        if any(d[-1].scope == "module" for d in defs):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    """Start the slow tests first; `--dist loadgroup` then hands tests out one by one."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: else as is
 
 
