@@ -28,6 +28,7 @@ SLOW = (
     "tests/bot/report/test_render.py::test_updating_golden_files",
     "tests/checks/checkpoint/test_blocks.py",
     "tests/checks/checkpoint/test_scenarios.py",
+    "tests/checks/perf/test_check.py",
     "tests/test_packaging.py::test_installed_beside",
 )
 
