@@ -583,3 +583,15 @@ def test_a_parameter_made_keyword_only_blocks_positional_callers(repo: GitRepo) 
     assert finding.severity is Severity.BLOCKING and "TypeError" in finding.message
     assert finding.details is not None
     assert "`w` is passed positionally to `weight`, now keyword-only" in finding.details
+
+
+def test_a_caller_with_a_non_ascii_name_is_still_found(repo: GitRepo) -> None:
+    base = "def läuft(targets, preds):\n    return targets - preds\n"
+    user = "from pkg.losses import läuft\n\n\ndef run(y, out):\n    return läuft(y, out)\n"
+    result = pull_request(
+        repo,
+        {"pkg/__init__.py": "", "pkg/losses.py": base, "pkg/user.py": user},
+        {"pkg/losses.py": base.replace("(targets, preds)", "(preds, targets)")},
+    )
+    finding = only(result, "signature-reordered")
+    assert finding.severity is Severity.BLOCKING and "pkg/user.py:5" in finding.message
