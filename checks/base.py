@@ -10,13 +10,16 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from gradgate.checks.data.spec import DataSpec
 from gradgate.checks.diff import FileChange
 from gradgate.checks.model.spec import ModelSpec
 from gradgate.checks.sandbox.isolation import Isolation, SandboxMode
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from gradgate.checks.model.session import ModelSessions
 
 
 class Outcome(StrEnum):
@@ -200,6 +203,9 @@ class CheckContext:
     # ``runs_without_user_code = True`` is still run then and must do only its static part;
     # ``run_user_code`` refuses to start the sandbox.
     user_code: bool = True
+    # The gate's model children, one per revision, shared by the model checks (the pipeline
+    # opens it); None: a check run on its own starts its own (checks.model.session).
+    models: ModelSessions | None = None
 
 
 class Check(Protocol):

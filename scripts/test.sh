@@ -47,10 +47,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     export GRADGATE_TEST_REDIS=required
 fi
 # The suite runs on every core (pytest-xdist; GRADGATE_TEST_WORKERS=0 runs it in one process):
-# each worker has its own fake GitHub, redis-server and temp dirs, on free ports.
+# each worker has its own fake GitHub, redis-server and temp dirs, on free ports. `loadgroup`
+# hands out tests one by one, the slow ones first (tests/conftest.py): none runs alone at the end.
 workers=${GRADGATE_TEST_WORKERS:-auto}
 started=$(date +%s)
 status=0
-.venv/bin/python -m pytest -q -p no:cacheprovider -n "$workers" "$@" || status=$?
+.venv/bin/python -m pytest -q -p no:cacheprovider -n "$workers" --dist loadgroup "$@" || status=$?
 echo "test.sh: the test suite took $(($(date +%s) - started)) s on $(nproc) cores"
 exit "$status"

@@ -11,6 +11,41 @@ from gradgate.checks.sandbox import probe
 from tests.fakegithub import FakeGitHub
 from tests.gitrepo import GitRepo
 
+# Slow by nature (a torch child per revision, a whole demo, a wheel installed, workers killed
+# with -9 and waited for): marked `slow`, run first, so that on 2 workers none of them starts
+# last and runs alone at the end. CI runs them all; `-m "not slow"` leaves them out locally.
+SLOW = (
+    "tests/bot/app/test_fuzz.py",
+    "tests/bot/app/test_publishing_fails.py",
+    "tests/bot/app/test_workers.py",
+    "tests/bot/doors/test_action.py::test_open_push_push",
+    "tests/bot/doors/test_action_chaos.py",
+    "tests/bot/doors/test_action_review.py::test_with_a_fifth_of_api_calls_failing",
+    "tests/bot/doors/test_action_trust.py",
+    "tests/bot/doors/test_cli_try_config.py",
+    "tests/bot/doors/test_demo.py::test_demo_exits_0",
+    "tests/bot/doors/test_init_factory.py",
+    "tests/bot/report/test_render.py::test_updating_golden_files",
+    "tests/checks/checkpoint/test_blocks.py",
+    "tests/checks/checkpoint/test_scenarios.py",
+    "tests/checks/perf/test_check.py",
+    "tests/test_packaging.py::test_installed_beside",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: slow by nature; runs first (tests/conftest.py)")
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    if item.nodeid.startswith(SLOW):
+        item.add_marker(pytest.mark.slow)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Start the slow tests first; `--dist loadgroup` then hands tests out one by one."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: else as is
+
 
 @pytest.fixture
 def make_repo(tmp_path: Path) -> Callable[..., GitRepo]:

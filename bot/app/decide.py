@@ -50,6 +50,10 @@ class Run:
     user_code: bool
     only: tuple[str, ...] | None = None
     earlier: Report | None = None  # merge the fresh results into this one
+    # The PR's author may not write (a fork's PR): its code, once approved, runs only under
+    # bubblewrap whatever the base's `sandbox:` says, and its own config is never adopted
+    # (issue 17; the pipeline's ``untrusted_head``, as on the Action's trusted side).
+    untrusted_head: bool = False
 
 
 def decide(
@@ -57,7 +61,8 @@ def decide(
 ) -> Run | None:
     if job.kind is Kind.GPU:
         assert job.head_sha and job.base_sha and job.carried
-        return Run(job.head_sha, job.base_sha, True, job.only, from_wire(job.carried))
+        earlier = from_wire(job.carried)
+        return Run(job.head_sha, job.base_sha, True, job.only, earlier, job.untrusted_head)
     if job.kind is Kind.COMMENT:
         return _command(job, port, state, bot_login=bot_login, confirm_s=confirm_s)
     if job.kind is Kind.RERUN:
@@ -65,16 +70,19 @@ def decide(
     if job.kind is Kind.LABEL:
         return _label(job, port, state, confirm_s=confirm_s)
     assert job.head_sha and job.base_ref and job.author
-    trusted = _trusted(port, state, job, author=job.author, head_sha=job.head_sha)
-    return Run(job.head_sha, job.base_ref, trusted)
+    trusted, untrusted_head = _trust(port, state, job, author=job.author, head_sha=job.head_sha)
+    return Run(job.head_sha, job.base_ref, trusted, untrusted_head=untrusted_head)
 
 
-def _trusted(port: GitHubPort, state: State, job: Job, *, author: str, head_sha: str) -> bool:
-    return may_run_code(
-        author_can_write=may_recheck(port.permission(author)),
-        approved_head=state.prs.approved(job.pr.key),
-        head_sha=head_sha,
-    )
+def _trust(
+    port: GitHubPort, state: State, job: Job, *, author: str, head_sha: str
+) -> tuple[bool, bool]:
+    """Whether the head's code may run, and whether the head is untrusted (its author may not
+    write: it runs only approved, and then under bubblewrap)."""
+    can_write = may_recheck(port.permission(author))
+    approved = state.prs.approved(job.pr.key)
+    may_run = may_run_code(author_can_write=can_write, approved_head=approved, head_sha=head_sha)
+    return may_run, not can_write
 
 
 def _event(job: Job) -> CommentEvent:
@@ -144,16 +152,18 @@ def _approve(
     if result.sha != pull.head_sha:
         reply(port, event, "ok-to-test-other", named=result.sha, head_sha=pull.head_sha)
         return None
-    return Run(pull.head_sha, pull.base_ref, True)
+    untrusted_head = not may_recheck(port.permission(pull.author))
+    return Run(pull.head_sha, pull.base_ref, True, untrusted_head=untrusted_head)
 
 
 def _recheck(job: Job, port: GitHubPort, state: State, pull: PullRequest, command: Command) -> Run:
-    trusted = _trusted(port, state, job, author=pull.author, head_sha=pull.head_sha)
+    trusted, untrusted = _trust(port, state, job, author=pull.author, head_sha=pull.head_sha)
     raw = state.prs.report(job.pr.key)
     earlier = from_wire(raw) if raw else None
     if command is Command.RECHECK_ALL or earlier is None or earlier.head_sha != pull.head_sha:
-        return Run(pull.head_sha, pull.base_ref, trusted)
-    return Run(pull.head_sha, pull.base_ref, trusted, to_rerun(earlier) or None, earlier)
+        return Run(pull.head_sha, pull.base_ref, trusted, untrusted_head=untrusted)
+    only = to_rerun(earlier) or None
+    return Run(pull.head_sha, pull.base_ref, trusted, only, earlier, untrusted)
 
 
 def _button(job: Job, port: GitHubPort, state: State) -> Run | None:

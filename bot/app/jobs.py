@@ -74,6 +74,9 @@ class Job:
     only: tuple[str, ...] | None = None
     carried: str | None = None  # the CPU half's Report, as JSON
     left: Left | None = None  # what the CPU half left in progress (None: a job from before)
+    # The CPU half's head was untrusted (its author may not write): the GPU half runs it under
+    # bubblewrap too, whatever the config says.
+    untrusted_head: bool = False
 
     @property
     def queue(self) -> Queue:
@@ -87,6 +90,7 @@ class Job:
         only: tuple[str, ...],
         carried: str,
         left: Left | None = None,
+        untrusted_head: bool = False,
     ) -> Job:
         return replace(
             self,
@@ -97,6 +101,7 @@ class Job:
             only=only,
             carried=carried,
             left=left,
+            untrusted_head=untrusted_head,
         )
 
 

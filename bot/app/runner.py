@@ -48,6 +48,7 @@ class RunnerRequest:
     gpu: Gpu = Gpu.RUN
     auto_to_gpu: bool = False
     python: str | None = None
+    untrusted_head: bool = False  # the author may not write: bubblewrap whatever the config says
 
 
 _REQUEST = TypeAdapter(RunnerRequest)
@@ -72,8 +73,10 @@ def run(request: RunnerRequest, out: IO[str]) -> None:
         python=request.python,
         user_code=request.user_code,
         # PR code on a machine whose worker holds the App's key: only under bubblewrap, unless
-        # the config says `sandbox: auto` (as in the Action).
+        # the config says `sandbox: auto` (as in the Action) and the author may write; a
+        # fork's approved code runs under bubblewrap whatever the config says (issue 17).
         sandbox_default="require" if sys.platform.startswith("linux") else "auto",
+        untrusted_head=request.untrusted_head,
     )
     hold = hold_for(user_code=request.user_code, gpu=request.gpu, auto_to_gpu=request.auto_to_gpu)
     try:

@@ -29,6 +29,9 @@ class AppSettings:
     # A job whose worker stops renewing its lease this long is run again elsewhere: a killed
     # worker's job waits about this long (GRADGATE_LEASE_S).
     lease_s: float = 30.0
+    # Where gradgate's docs/ folder can be read (GRADGATE_DOCS_URL, e.g. the tree of the
+    # version you run on your GitHub): the report links each finding's check page under it.
+    docs_url: str | None = None
 
     @property
     def queue_db(self) -> Path:
@@ -75,7 +78,16 @@ def from_env(env: Mapping[str, str] = os.environ, *, data_dir: Path | None = Non
         api_url=env.get("GITHUB_API_URL") or DEFAULT_API,
         mirror_budget_mb=int(budget),
         lease_s=lease_s,
+        docs_url=_docs_url(env.get("GRADGATE_DOCS_URL") or None),
     )
+
+
+def _docs_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not value.startswith(("https://", "http://")) or any(c.isspace() for c in value):
+        raise UsageError(f"GRADGATE_DOCS_URL must be an http(s) URL, not {value!r}")
+    return value.rstrip("/")
 
 
 def require_secret(settings: AppSettings) -> None:

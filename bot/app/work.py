@@ -74,6 +74,7 @@ class Worker:
         self.python = os.environ.get("GRADGATE_PYTHON") or None  # the runner does not inherit it
         self.log = logs.get()
         self.ttl = queues.settings.lease_s
+        self.docs_url = queues.settings.docs_url  # the report's links to each check's page
         self.judging: dict[str, Job] = {}  # the jobs running here, as they are being judged
 
     # -- the huey task -------------------------------------------------------------------------
@@ -175,6 +176,7 @@ class Worker:
                 only=waiting_gpu,
                 carried=to_wire(report),
                 left=to_left(left),
+                untrusted_head=run.untrusted_head,
             )
             self.queues.enqueue(half)
 
@@ -189,6 +191,7 @@ class Worker:
             gpu=self.gpu if job.kind is not Kind.GPU else Gpu.RUN,
             auto_to_gpu=self.auto_to_gpu,
             python=self.python,
+            untrusted_head=run.untrusted_head,
         )
 
     def _pending(self, pr: PullRequest, record: dict[str, Any]) -> Pending:
@@ -259,7 +262,7 @@ class Worker:
         try:
             if self._stale(job, report.head_sha):
                 raise Superseded
-            shown = replace(report, rerun="pr", repo_url=pr.web_url)
+            shown = replace(report, rerun="pr", repo_url=pr.web_url, docs_url=self.docs_url)
             target = Target(pr.number, self.forge.bot_login)
             published = publish_report(self.forge.port(pr), shown, target, pending=pending)
             self.state.prs.set_report(pr.key, to_wire(report))

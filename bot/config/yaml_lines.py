@@ -205,21 +205,41 @@ def _non_text_key(key: yaml.Node) -> str:
 # libyaml composes a 500-pattern config ~5x faster than PyYAML's Python composer (the plan's
 # budget is ~0.3 s in all). It composes recursively in C, so text that could nest deeply in flow
 # style (`[[[[...`) stays on the Python composer, whose RecursionError is caught; block nesting
-# needs ever longer indentation, so the size cap bounds it to a depth C handles.
+# needs ever longer indentation, so the size cap bounds it to a depth C handles. Text with more
+# brackets than that (10,000 zones of flow lists: 20 s in Python) is measured first with
+# libyaml's parser, which keeps its own stack: shallow text is composed in C all the same.
 _C_LOADER = getattr(yaml, "CSafeLoader", None)
 _C_MAX_BRACKETS = 2_000
+_C_MAX_DEPTH = 200
 
 
 def _compose_in_c(text: str) -> yaml.Node | None:
-    """The node tree composed by libyaml, or None: not available, or the text is not valid YAML
-    (then PyYAML's own composer runs, and its wording of the error is the one users see)."""
-    if _C_LOADER is None or text.count("[") + text.count("{") > _C_MAX_BRACKETS:
+    """The node tree composed by libyaml, or None: not available, the text nests too deep for it,
+    or it is not valid YAML (then PyYAML's own composer runs, and its wording of the error is
+    the one users see)."""
+    if _C_LOADER is None:
         return None
     try:
+        if text.count("[") + text.count("{") > _C_MAX_BRACKETS and _too_deep_for_c(text):
+            return None
         node: yaml.Node | None = yaml.compose(text, Loader=_C_LOADER)
     except yaml.YAMLError:
         return None
     return node
+
+
+def _too_deep_for_c(text: str) -> bool:
+    """Does `text` nest collections deeper than libyaml's recursive composer is trusted with?"""
+    assert _C_LOADER is not None
+    depth = 0
+    for event in yaml.parse(text, Loader=_C_LOADER):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > _C_MAX_DEPTH:
+                return True
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return False
 
 
 def _loader(text: str) -> _MarkedLoader:

@@ -31,7 +31,9 @@ def _gitignore_pattern(pattern: str) -> str:
         if not pattern:  # from_lines skips "" (it would match nothing); a zone must not
             raise ValueError(pattern)
         regex, include = gitignore_regex(pattern)
-        if regex is not None:
+        # pathspec escapes every character but a bracket expression's, so only `[...]` can make
+        # a regex `re` refuses ([z-a]): compiling the others here (~0.2 ms each) found nothing.
+        if regex is not None and "[" in pattern:
             re.compile(regex)  # as GitIgnoreSpecPattern(pattern) would
     except (ValueError, re.error):  # re.error for [z-a]
         raise ValueError(f"`{pattern}` is not a valid gitignore pattern") from None

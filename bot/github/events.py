@@ -4,6 +4,9 @@ pull_request    opened, synchronize, reopened, ready_for_review: gate the PR's h
                 only when the base branch changed; anything else (closed...) is skipped
 issue_comment   a comment that may carry `/recheck` (screened in ``commands``)
 workflow_run    a finished run of the checks workflow, whose results are to be published
+pull_request_target  `labeled` only: a label put on a PR (the trusted side reads the
+                `ok-to-test` label as an approval of the head it was put on); anything else
+                is skipped
 
 Payloads are parsed into the few typed fields gradgate reads (pydantic); a payload that lacks
 them is a UsageError naming the field, never a guess.
@@ -28,6 +31,7 @@ class Skipped(StrEnum):
 
     PULL_REQUEST_ACTION = "pull-request-action"  # closed, labeled, ...
     EDITED_NOT_BASE = "edited-not-base"  # a title or body edit
+    NOT_LABELED = "not-labeled"  # pull_request_target: only a label put on is read
     RUN_CANCELLED = "run-cancelled"  # the checks workflow was cancelled (a newer push)
     OTHER_EVENT = "other-event"
 
@@ -55,13 +59,25 @@ class WorkflowRunEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class LabelEvent:
+    """A label put on a pull request (`pull_request_target` `labeled`), by ``sender``."""
+
+    repo: str
+    number: int
+    label: str
+    head_sha: str  # the PR's head when the label was put on: what an approval names
+    sender: str
+    sender_type: str  # "User", "Bot", ...
+
+
+@dataclass(frozen=True, slots=True)
 class Skip:
     event: str
     action: str | None
     why: Skipped
 
 
-Event = PullRequestEvent | CommentEvent | WorkflowRunEvent | Skip
+Event = PullRequestEvent | CommentEvent | WorkflowRunEvent | LabelEvent | Skip
 
 
 class _Repo(BaseModel):
@@ -96,6 +112,20 @@ class _PullEvent(BaseModel):
     pull_request: _Pull
     repository: _Repo
     changes: dict[str, Any] | None = None
+
+
+class _Label(BaseModel):
+    model_config = _MODEL
+    name: str
+
+
+class _LabelEvent(BaseModel):
+    model_config = _MODEL
+    action: str
+    label: _Label | None = None  # only in `labeled` and `unlabeled`
+    pull_request: _Pull
+    repository: _Repo
+    sender: _User
 
 
 class _Issue(BaseModel):
@@ -177,6 +207,18 @@ def read_event(name: str, payload: Any) -> Event:
             head_branch=run.head_branch,
             head_repo=run.head_repository.full_name if run.head_repository else None,
             conclusion=run.conclusion,
+        )
+    if name == "pull_request_target":
+        label_event = _parse(_LabelEvent, name, payload)
+        if label_event.action != "labeled" or label_event.label is None:
+            return Skip(name, label_event.action, Skipped.NOT_LABELED)
+        return LabelEvent(
+            repo=label_event.repository.full_name,
+            number=label_event.pull_request.number,
+            label=label_event.label.name,
+            head_sha=label_event.pull_request.head.sha,
+            sender=label_event.sender.login,
+            sender_type=label_event.sender.type,
         )
     return Skip(name, None, Skipped.OTHER_EVENT)
 

@@ -5,13 +5,11 @@ Doors (CLI, Action, App) build a Request and turn the Report back into their tra
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gradgate.bot.config.model import Config, config_hash
-from gradgate.bot.deadline import TimedOut, within
 from gradgate.bot.git.repository import GitRepository
 from gradgate.bot.pipeline.policy import (
     Policy,
@@ -20,6 +18,7 @@ from gradgate.bot.pipeline.policy import (
     read_policy,
     uncommitted_config,
 )
+from gradgate.bot.pipeline.step import run_check
 from gradgate.bot.plan.comment_only import MAX_FILES
 from gradgate.bot.plan.plan import (
     Plan,
@@ -35,18 +34,16 @@ from gradgate.bot.plan.zones import ZoneMatcher
 from gradgate.bot.report.lines import diff_lines
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
-from gradgate.checks import REGISTRY
 from gradgate.checks.base import (
     CheckContext,
     CheckResult,
     CheckSettings,
     Outcome,
-    not_available,
     settings_as,
 )
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import GradgateError, UsageError
-from gradgate.checks.sandbox.isolation import weakest
+from gradgate.checks.model.session import ModelSessions
 
 __all__ = [
     "Hold",
@@ -183,37 +180,6 @@ def python_edits(
     return classify((p, repo.read(base_sha, p), repo.read(head_sha, p)) for p in candidates)
 
 
-def run_check(name: str, ctx: CheckContext) -> CheckResult:
-    """Step 5 for one check, in isolation: whatever it raises becomes an error result, and so
-    does running past its `timeout_s` (in-process checks included)."""
-    check = REGISTRY[name]
-    if not check.available:
-        return not_available(name)
-    started = time.monotonic()
-    limit = ctx.settings.timeout_s
-    try:
-        result = within(limit, lambda: check.run(ctx), name=f"gradgate-check-{name}")
-    except TimedOut:
-        result = CheckResult(
-            check=name,
-            outcome=Outcome.ERROR,
-            summary=f"`{name}` did not finish within its limit of {limit:g} s "
-            f"(checks.{name}.timeout_s); nothing was passed",
-            duration_s=limit,
-        )
-    except Exception as exc:
-        message = str(exc) or type(exc).__name__
-        result = CheckResult(
-            check=name, outcome=Outcome.ERROR, summary=f"{type(exc).__name__}: {message}"
-        )
-    elapsed = time.monotonic() - started
-    return replace(
-        result,
-        duration_s=result.duration_s or elapsed,
-        isolation=result.isolation or weakest(ctx.isolations),  # the report says how
-    )
-
-
 def interpreter(request: Request, config: Config, repo_root: Path) -> str | None:
     """The interpreter for user code: the request's, else the config's, else None (gradgate's).
 
@@ -244,32 +210,36 @@ def run_request(
     if request.untrusted_head:
         sandbox = "require"
     requiring = paths_requiring(planned.plan, planned.policy.config)
-    for check in planned.plan.to_run:  # 5 run
-        settings = planned.policy.config.settings_for(check.name)
-        waiting = hold(check, settings) if hold is not None else None
-        if waiting is not None:
-            results.append(CheckResult(check=check.name, outcome=Outcome.WAITING, summary=waiting))
-            continue
-        progress(f"running {check.name}")
-        # Its own repository object: one that timed out may still be reading from its own.
-        with GitRepository(planned.repo.root) as source:
-            ctx = CheckContext(
-                base_sha=planned.base_sha,
-                head_sha=planned.head_sha,
-                changes=planned.changes,
-                source=source,
-                settings=settings,
-                zones=zones_for_check(planned.plan, check.name),
-                zone_owners=planned.plan.owners,
-                paths_requiring=requiring,
-                python=python,
-                model=planned.policy.config.model,
-                data=planned.policy.config.data,
-                config_dir=config_dir,
-                sandbox=sandbox,
-                user_code=request.user_code,
-            )
-            results.append(run_check(check.name, ctx))
+    # One sandboxed child per revision for all the model checks, ended with the gate.
+    with ModelSessions() as models:
+        for check in planned.plan.to_run:  # 5 run
+            settings = planned.policy.config.settings_for(check.name)
+            waiting = hold(check, settings) if hold is not None else None
+            if waiting is not None:
+                waited = CheckResult(check=check.name, outcome=Outcome.WAITING, summary=waiting)
+                results.append(waited)
+                continue
+            progress(f"running {check.name}")
+            # Its own repository object: one that timed out may still be reading from its own.
+            with GitRepository(planned.repo.root) as source:
+                ctx = CheckContext(
+                    base_sha=planned.base_sha,
+                    head_sha=planned.head_sha,
+                    changes=planned.changes,
+                    source=source,
+                    settings=settings,
+                    zones=zones_for_check(planned.plan, check.name),
+                    zone_owners=planned.plan.owners,
+                    paths_requiring=requiring,
+                    python=python,
+                    model=planned.policy.config.model,
+                    data=planned.policy.config.data,
+                    config_dir=config_dir,
+                    sandbox=sandbox,
+                    user_code=request.user_code,
+                    models=models,
+                )
+                results.append(run_check(check.name, ctx))
     planned_names = [check.name for check in planned.plan.to_run]
     return Report(  # 6 verdict, 7 report (rendered by the door)
         verdict=verdict_for(results, planned=planned_names),

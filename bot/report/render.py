@@ -69,6 +69,9 @@ class Report:
     error: str | None = None  # gradgate could not decide, outside any one check
     rerun: Literal["cli", "pr"] = "cli"
     repo_url: str | None = None  # e.g. https://github.com/o/r, for file:line links; None: no links
+    # gradgate's docs/ folder as the door knows it (docs/checks/<check>.md is each check's page),
+    # for the footer's links; None: no links.
+    docs_url: str | None = None
     # The diff's changed lines in the files the findings name (where GitHub takes inline review
     # comments); None: not known (an error before the diff, or JSON from an older gradgate).
     diff_lines: DiffLines | None = None
@@ -170,6 +173,14 @@ def hidden(pairs: list[tuple[CheckResult, Finding]]) -> list[Hidden]:
     return [Hidden(check, kind, severity, n) for (check, kind, _, severity), n in ordered]
 
 
+def documented(report: Report) -> list[str]:
+    """The checks with a finding, each once, in the order their findings are listed: the
+    footer links each one's page when the door knows where gradgate's docs are."""
+    if not report.docs_url:
+        return []
+    return list(dict.fromkeys(r.check for r, _ in findings(report)))
+
+
 def _context(report: Report, fmt: str, limits: Limits) -> dict[str, Any]:
     listed = findings(report)
     zones = list(report.plan.zones.items()) if report.plan else []
@@ -192,6 +203,7 @@ def _context(report: Report, fmt: str, limits: Limits) -> dict[str, Any]:
         "zones_hidden": max(len(zones) - limits.zones, 0),
         "limits": limits,
         "marker": COMMENT_MARKER,
+        "documented": documented(report),
     }
 
 

@@ -26,6 +26,7 @@ from gradgate.checks.api_contract.signatures import Kind
 from gradgate.checks.api_contract.sources import Sources
 
 _SHOWN = 80  # characters of a call shown in a message
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +70,10 @@ class CallIndex:
     changes: list[Change]
     index: dict[str, list[_Target]] = field(default_factory=dict)
     found: dict[str, list[CallSite]] = field(default_factory=dict)  # change -> its call sites
-    _mentions: re.Pattern[bytes] | None = None
-    _base_calls: dict[str, set[str]] = field(default_factory=dict)  # base path -> call dumps
+    _words: frozenset[bytes] = frozenset()  # the targets' last names
+    _unusual: tuple[bytes, ...] = ()  # those with non-ASCII letters (a substring test)
+    # base path -> its calls by the callee's last name (dumped only when a head call asks)
+    _base_calls: dict[str, dict[str, list[ast.Call]]] = field(default_factory=dict)
     _defs: re.Pattern[bytes] | None = None  # a `def` of a changed method's name
     _defined: Counter[str] = field(default_factory=Counter)  # method name -> `def`s seen
 
@@ -82,16 +85,19 @@ class CallIndex:
                 self.index.setdefault(last, []).append(target)
                 if target.how is How.METHOD:
                     methods.add(last)
-        if self.index:
-            words = b"|".join(re.escape(k.encode()) for k in self.index)
-            self._mentions = re.compile(rb"\b(?:" + words + rb")\b")
+        self._words = frozenset(k.encode() for k in self.index)
+        self._unusual = tuple(w for w in self._words if not w.isascii())
         if methods:
             words = b"|".join(re.escape(k.encode()) for k in sorted(methods))
             self._defs = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(" + words + rb")\b", re.M)
 
     def mentions(self, data: bytes) -> bool:
-        """Can the file hold a call of a target? (It names one: a cheap test on the bytes.)"""
-        return self._mentions is not None and self._mentions.search(data) is not None
+        """Can the file hold a call of a target? (It names one: a cheap test on the bytes. The
+        file's words as a set, not one pattern of every name: with thousands of changed
+        signatures, as in a model library's release, such a pattern took seconds a file.)"""
+        if any(w in data for w in self._unusual):  # the pattern's words are ASCII only
+            return True
+        return bool(self._words) and not self._words.isdisjoint(_WORD.findall(data))
 
     def collect(
         self,
@@ -148,9 +154,20 @@ class CallIndex:
             return True
         if base_path not in self._base_calls:  # reformatted or new: ask the trees (rarely)
             tree = sources.parse("base", base_path)
-            nodes = () if tree is None else ast.walk(tree)
-            self._base_calls[base_path] = {ast.dump(n) for n in nodes if isinstance(n, ast.Call)}
-        return ast.dump(call.node) in self._base_calls[base_path]
+            by_callee: dict[str, list[ast.Call]] = {}
+            for node in () if tree is None else ast.walk(tree):
+                if isinstance(node, ast.Call):
+                    by_callee.setdefault(_callee(node), []).append(node)
+            self._base_calls[base_path] = by_callee
+        dumped = ast.dump(call.node)
+        same = self._base_calls[base_path].get(_callee(call.node), ())
+        return any(ast.dump(node) == dumped for node in same)
+
+
+def _callee(node: ast.Call) -> str:
+    """The last name of what a call calls (`f`, `obj.m` -> `m`); "" for anything else."""
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
 
 
 def _shown(node: ast.Call) -> str:

@@ -48,7 +48,9 @@ class Change:
 class Effect:
     """What a change does to one call."""
 
-    kind: str  # "moved" | "renamed" | "removed" | "keyword-only" | "positional-only" | "missing"
+    # "moved" | "renamed" | "removed" | "absorbed" (a keyword the head's `**kwargs` now takes)
+    # | "keyword-only" | "positional-only" | "missing"
+    kind: str
     argument: str  # the argument as code, or the parameter's name for "missing"
     was: str | None = None  # the parameter it bound to at base
     now: str | None = None  # at head (None: no parameter takes it any more)
@@ -94,10 +96,11 @@ def compare(path: str, full: str, base: Signature, head: Signature) -> Change | 
             if p.default is None
             and ((was := base_by_name.get(p.name)) is None or was.default is not None)
         ),
-        defaults=tuple(
+        defaults=tuple(  # of a parameter kept under its name (a renamed one is another)
             (p.name, was.default, p.default)
             for p in (*head.positional, *head.keyword_only)
             if p.default is not None
+            and p.name not in renamed.values()
             and (was := base_by_name.get(p.name)) is not None
             and was.default is not None
             and was.default_dump != p.default_dump
@@ -134,10 +137,13 @@ def effects(change: Change, node: ast.Call, *, implicit: int, unchanged: bool) -
         elif unchanged or now is None:
             out.append(Effect("moved", text, was, now))
     for name in keywords:
-        if name in change.renamed:
-            out.append(Effect("renamed", name, name, change.renamed[name]))
-        elif name in change.removed:
-            out.append(Effect("removed", name, name))
+        if name in change.renamed or name in change.removed:
+            if head.varkw:  # no TypeError: the value now lands in `**kwargs`
+                out.append(Effect("absorbed", name, name, change.renamed.get(name)))
+            elif name in change.renamed:
+                out.append(Effect("renamed", name, name, change.renamed[name]))
+            else:
+                out.append(Effect("removed", name, name))
         elif name in change.positional_only:
             out.append(Effect("positional-only", name, name, name))
     if not spread:

@@ -12,7 +12,13 @@ from collections.abc import Iterable
 
 from gradgate.checks.api_contract.callsites import CallSite
 from gradgate.checks.api_contract.changes import Change
-from gradgate.checks.api_contract.listing import listed, named, unknown
+from gradgate.checks.api_contract.listing import (
+    absorbed_calls,
+    listed,
+    named,
+    probable_calls,
+    unknown,
+)
 from gradgate.checks.api_contract.losses import LossCall, Slot
 from gradgate.checks.api_contract.signatures import Signature
 from gradgate.checks.base import Finding, Severity
@@ -37,12 +43,15 @@ def for_change(change: Change, sites: list[CallSite]) -> list[Finding]:
     kind, what = _what_changed(change)
     if kind is not None:
         where = f"`{_short(change)}`"
-        known = [s for s in sites if not s.probable]
-        probable = [s for s in sites if s.probable]
+        absorbed = [s for s in sites if all(e.kind == "absorbed" for e in s.effects)]
+        known = [s for s in sites if not s.probable and s not in absorbed]
+        probable = [s for s in sites if s.probable and s not in absorbed]
         if known:
             out.append(_blocking(change, kind, where, what, known, probable))
         elif probable:
-            out.append(_probable(change, kind, where, what, probable))
+            out.append(probable_calls(change, kind, where, what, probable))
+        elif absorbed:
+            out.append(absorbed_calls(change, kind, where, what, absorbed))
         else:
             public = not any(part.startswith("_") for part in change.head.qualname.split("."))
             silent = kind == REORDERED
@@ -140,25 +149,6 @@ def _blocking(
         details=listed([*sites, *probable]),
         revision="head",
         details_lang="text",  # a list of call sites, not a diff
-    )
-
-
-def _probable(
-    change: Change, kind: str, where: str, what: str, probable: list[CallSite]
-) -> Finding:
-    """Only calls on receivers of unknown type: a warning, since the guess may be wrong."""
-    p = len(probable)
-    return Finding(
-        kind=kind,
-        severity=Severity.WARNING,
-        message=f"{where}: {what}. {p} call site{'s are' if p > 1 else ' is'} probably affected: "
-        f"{named(probable)} ({unknown(change)}). Update {'them' if p > 1 else 'it'} in this PR "
-        "if they call this method.",
-        file=change.path,
-        line=change.head.line,
-        details=listed(probable),
-        revision="head",
-        details_lang="text",
     )
 
 

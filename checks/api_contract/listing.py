@@ -1,5 +1,7 @@
 """How a finding lists call sites: `path:line` in its message, and in its details each call
-with what the change does to it (pure words, shared by the blocking and the probable finding).
+with what the change does to it (pure words, shared by the blocking and the probable finding),
+and the two warnings made of call sites alone: the probable ones, and the ones whose keyword
+the head's `**kwargs` now takes.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from collections.abc import Iterable
 
 from gradgate.checks.api_contract.callsites import CallSite
 from gradgate.checks.api_contract.changes import Change, Effect
+from gradgate.checks.base import Finding, Severity
 
 _LISTED = 3  # call sites named in a message; the details list them all
 _DETAILS = 50  # call sites in the details
@@ -49,8 +52,51 @@ def effects(said: Iterable[Effect]) -> str:
             parts.append(f"passes `{e.argument}=`, now called `{e.now}`")
         elif e.kind == "removed":
             parts.append(f"passes `{e.argument}=`, no longer a parameter")
+        elif e.kind == "absorbed":
+            now = f" (the parameter is now `{e.now}`)" if e.now else ""
+            parts.append(f"passes `{e.argument}=`, which now lands in `**kwargs`{now}")
         elif e.kind == "positional-only":
             parts.append(f"passes `{e.argument}=` by keyword, now positional-only")
         else:
             parts.append(f"does not pass `{e.argument}`, now required")
     return "; ".join(parts)
+
+
+def absorbed_calls(
+    change: Change, kind: str, where: str, what: str, sites: list[CallSite]
+) -> Finding:
+    """Calls that still pass a removed or renamed keyword, which the head's `**kwargs` now
+    takes: nothing fails, but the value may no longer do anything (a warning)."""
+    n = len(sites)
+    return Finding(
+        kind=kind,
+        severity=Severity.WARNING,
+        message=f"{where}: {what}. {n} call site{'s' if n > 1 else ''} still pass"
+        f"{'' if n > 1 else 'es'} the old keyword, which now lands in `**kwargs` without an "
+        f"error: {named(sites)}. Check that the value is still used, or drop it from "
+        f"{'those calls' if n > 1 else 'that call'}.",
+        file=change.path,
+        line=change.head.line,
+        details=listed(sites),
+        revision="head",
+        details_lang="text",
+    )
+
+
+def probable_calls(
+    change: Change, kind: str, where: str, what: str, probable: list[CallSite]
+) -> Finding:
+    """Only calls on receivers of unknown type: a warning, since the guess may be wrong."""
+    p = len(probable)
+    return Finding(
+        kind=kind,
+        severity=Severity.WARNING,
+        message=f"{where}: {what}. {p} call site{'s are' if p > 1 else ' is'} probably affected: "
+        f"{named(probable)} ({unknown(change)}). Update {'them' if p > 1 else 'it'} in this PR "
+        "if they call this method.",
+        file=change.path,
+        line=change.head.line,
+        details=listed(probable),
+        revision="head",
+        details_lang="text",
+    )

@@ -1,18 +1,17 @@
 """The `checkpoint` check: will checkpoints saved before this PR still load, and mean the same?
 
 It exports base and head, reads the configured references in gradgate's own process (headers
-and pickle opcodes only: ``read``), and runs the user's model in children (``session``): the
-base model described on the meta device (the default reference), the head model on meta with
-every reference dry-run into it, and base weights compared with head outputs. ``judge`` sorts
-what the dry runs saw, ``infer`` proposes rename maps, ``findings`` and ``failures`` word it.
+and pickle opcodes only: ``read``), and runs the user's model in the revisions' children
+(``session``, through the gate's model session: ``checks.model.session``): the base model
+described on the meta device (the default reference), the head model on meta with every
+reference dry-run into it, and base weights compared with head outputs. ``judge`` sorts what
+the dry runs saw, ``infer`` proposes rename maps, ``findings`` and ``failures`` word it.
 """
 
 from __future__ import annotations
 
-import tempfile
 import time
 from contextlib import ExitStack
-from pathlib import Path
 from typing import ClassVar
 
 from gradgate.checks.base import (
@@ -32,6 +31,7 @@ from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.errors import CheckError
 from gradgate.checks.model.device import choose_device, gpu_visible
 from gradgate.checks.model.run import cuda_works
+from gradgate.checks.model.session import model_sessions
 from gradgate.checks.model.settings import effective_model
 
 MODEL_FAILED = "checkpoint-model-failed"
@@ -56,12 +56,9 @@ class CheckpointCheck:
             return self._references_only(ctx, settings, started)
         spec = effective_model(ctx, check=self.name)
         try:
-            with ExitStack() as stack:
-                base_root = stack.enter_context(ctx.source.checkout(ctx.base_sha))
-                head_root = stack.enter_context(ctx.source.checkout(ctx.head_sha))
-                scratch = stack.enter_context(
-                    tempfile.TemporaryDirectory(prefix="gradgate-checkpoint-")
-                )
+            with model_sessions(ctx) as sessions:
+                base_root = sessions.root(ctx, "base")
+                head_root = sessions.root(ctx, "head")
                 device = choose_device(
                     settings.device,
                     gpu_visible=gpu_visible(),
@@ -71,9 +68,10 @@ class CheckpointCheck:
                     ctx,
                     settings,
                     spec,
+                    sessions,
                     base_root=base_root,
                     head_root=head_root,
-                    scratch=Path(scratch),
+                    scratch=sessions.scratch(),
                     device=device,
                 )
         except CheckError as exc:

@@ -1,13 +1,16 @@
 """One run of the check: the base child, the head child, the verification of suggested maps.
 
-The I/O edge of the check. Children: at most three, each a fresh process under the user's
-interpreter: ``base`` (only when the base model is a reference or equivalence is on), ``head``
-(always), and a second ``head`` only when renames were inferred, to dry-run the suggested map
-before suggesting it. Everything they return is judged and worded by pure modules.
+The I/O edge of the check. Requests to the revisions' children (one long-lived child per
+revision, shared with the other model checks: ``checks.model.session``): ``base`` (only when
+the base model is a reference or equivalence is on), ``head`` (always), and a second ``head``
+only when renames were inferred, to dry-run the suggested map before suggesting it.
+Everything they return is judged and worded by pure modules.
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,11 +32,12 @@ from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.checkpoint.tensors import Entries, entries_to_json
 from gradgate.checks.errors import CheckError
 from gradgate.checks.model.lines import read_diff
-from gradgate.checks.model.run import run_model_program
+from gradgate.checks.model.session import ModelSessions
 from gradgate.checks.model.spec import ModelSpec
 
 BASE_PROGRAM = "checkpoint.child.programs:base"
 HEAD_PROGRAM = "checkpoint.child.programs:head"
+WARM_PROGRAM = "checkpoint.child.programs:warm"
 FROM_BASE = "(base model)"
 BASE_SEED = 0
 HEAD_SEED = 1  # another seed than base's, so a tensor that did not load changes the outputs
@@ -57,24 +61,37 @@ class _Checked:
 
 
 class _Children:
-    """Starts the check's children; together they get the check's `timeout_s`, not each."""
+    """Asks the revisions' children (the gate's model session); together the requests get the
+    check's `timeout_s`, not each."""
 
     def __init__(
         self,
         ctx: CheckContext,
         settings: CheckpointSettings,
         spec: ModelSpec,
+        sessions: ModelSessions,
         device: str,
         *,
         readable: Sequence[Path],
-        writable: Sequence[Path],
     ) -> None:
         self._ctx, self._settings, self._spec, self._device = ctx, settings, spec, device
+        self._sessions = sessions
         self._deadline = time.monotonic() + settings.timeout_s
-        # Under bubblewrap a child sees only its own tree and what is shared with it.
-        self._readable, self._writable = readable, writable
+        # Under bubblewrap a child sees only the two trees, the session's scratch folder (which
+        # it may write) and what is shared with it.
+        self._readable = readable
 
-    def run(self, root: Path, revision: str, kwargs: dict[str, Any]) -> Any:
+    def warm(self, revision: str) -> None:
+        """Start ``revision``'s child on the imports a meta build needs, in the background; the
+        next request there waits for it. Whatever goes wrong is left to that request to say."""
+
+        def quietly() -> None:
+            with contextlib.suppress(Exception):
+                self.run(revision, {}, program=WARM_PROGRAM)
+
+        threading.Thread(target=quietly, name="gradgate-checkpoint-warm", daemon=True).start()
+
+    def run(self, revision: str, kwargs: dict[str, Any], *, program: str | None = None) -> Any:
         left = self._deadline - time.monotonic()
         if left <= 0:
             raise CheckError(
@@ -82,19 +99,17 @@ class _Children:
                 f"it could run the model at {revision}; raise `timeout_s` under "
                 "`checks: checkpoint:`."
             )
-        return run_model_program(
+        return self._sessions.run(
             self._ctx,
             self._settings,
             spec=self._spec,
-            root=root,
             revision=revision,
-            program=BASE_PROGRAM if revision == "base" else HEAD_PROGRAM,
+            program=program or (BASE_PROGRAM if revision == "base" else HEAD_PROGRAM),
             kwargs=kwargs,
             device=self._device,
             seed=BASE_SEED if revision == "base" else HEAD_SEED,
             timeout_s=left,
             readable=self._readable,
-            writable=self._writable,
         )
 
 
@@ -102,6 +117,7 @@ def run_session(
     ctx: CheckContext,
     settings: CheckpointSettings,
     spec: ModelSpec,
+    sessions: ModelSessions,
     *,
     base_root: Path,
     head_root: Path,
@@ -120,9 +136,7 @@ def run_session(
     # References live in either tree or, given as absolute paths, anywhere: each child may
     # read both trees and those files; the base child hands its weights over in `scratch`.
     outside = [r.read.path for _, r in ready if Path(r.name).is_absolute()]
-    children = _Children(
-        ctx, settings, spec, device, readable=[base_root, head_root, *outside], writable=[scratch]
-    )
+    children = _Children(ctx, settings, spec, sessions, device, readable=outside)
     equivalence = settings.equivalence
     if not requests and not settings.checks_base and not equivalence.enabled:
         return Outcome(tuple(findings), unusable)  # nothing left that needs the model
@@ -135,7 +149,8 @@ def run_session(
                 "path": str(exchange),
                 "max_parameters": equivalence.max_parameters,
             }
-        value = children.run(base_root, "base", base_kwargs)
+        children.warm("head")  # while base runs, where there is a core for it
+        value = children.run("base", base_kwargs)
         base_model = ModelInfo.from_json(value["model"])
         base_equivalence = value.get("equivalence") or {}
         saved_base = bool(base_equivalence.get("saved"))
@@ -154,7 +169,7 @@ def run_session(
             "atol": equivalence.atol,
             "rtol": equivalence.rtol,
         }
-    value = children.run(head_root, "head", head_kwargs)
+    value = children.run("head", head_kwargs)
     model = ModelInfo.from_json(value["model"]).relative_to(head_root)
     if not model.meta:
         findings.append(built_for_real(model.meta_error))
@@ -272,7 +287,7 @@ def _verify(
     kwargs: dict[str, Any] = {"references": again}
     if equivalence is not None and base_map is not None:
         kwargs["equivalence"] = {**equivalence, "migrations": [list(r) for r in base_map]}
-    value = children.run(head_root, "head", kwargs)
+    value = children.run("head", kwargs)
     loads = {}
     for item in value["references"]:
         load = RefLoad.from_json(item)

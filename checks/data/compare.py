@@ -2,33 +2,22 @@
 
 ``compare(base, head, tolerance=...)`` takes the child's JSON for each revision (see
 ``child.probe``) and returns a Comparison: per output, the differences a reviewer acts on
-(channel order, layout, batch dimension, dtype, value range, normalization, flips and
-rotations), and which revisions gave different outputs on two identically seeded calls.
+(``differ``: channel order, layout, batch dimension, dtype, value range, normalization, flips
+and rotations; ``labels``: targets and class indices), and which revisions gave different
+outputs on two identically seeded calls, with the line that made them differ where known.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from itertools import permutations
+from dataclasses import dataclass, field
 from typing import Any
 
-from gradgate.checks.data.image import GEOMETRIES, Fit, Image, as_image, fit
-from gradgate.checks.data.settings import ChangeKind
+from gradgate.checks.data.differ import differences, equal
+from gradgate.checks.data.labels import class_change, is_target, target_change
+from gradgate.checks.data.outputs import Difference, Output, OutputChange, Site
 
-Output = Mapping[str, Any]  # {"kind", "dtype", "shape", "values"} as the child encodes it
-
-
-@dataclass(frozen=True, slots=True)
-class Difference:
-    kind: ChangeKind
-    words: str  # what changed, e.g. "head channel 0 is base channel 2: BGR ↔ RGB"
-
-
-@dataclass(frozen=True, slots=True)
-class OutputChange:
-    output: str  # "output", "output.image", "output (input 1)"
-    differences: tuple[Difference, ...]
+__all__ = ["Comparison", "Difference", "OutputChange", "Site", "compare"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +27,9 @@ class Comparison:
     outputs: int  # outputs compared
     changes: tuple[OutputChange, ...]
     nondeterministic: Mapping[str, tuple[str, ...]]  # revision -> outputs that varied
+    # revision -> the user's line where two seeded calls first differed, where the child found
+    # it: {"file" (relative to the revision's root), "line", "code"}
+    unseeded: Mapping[str, Site] = field(default_factory=dict)
 
 
 def compare(base: Mapping[str, Any], head: Mapping[str, Any], *, tolerance: float) -> Comparison:
@@ -46,7 +38,10 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any], *, tolerance: floa
     if base["form"] != head["form"]:
         words = f"the transform took {_form(base['form'])} at base, {_form(head['form'])} at head"
         changes.append(OutputChange("input", (Difference("input", words),)))
+    targets = _targets(base, head)
     for name in sorted(set(base_out) | set(head_out)):
+        if _group(name) in targets:
+            continue
         if name not in head_out or name not in base_out:
             which = "no longer returns" if name not in head_out else "newly returns"
             changes.append(OutputChange(name, (Difference("outputs", f"head {which} it"),)))
@@ -56,6 +51,13 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any], *, tolerance: floa
         )
         if found:
             changes.append(OutputChange(name, found))
+    for group, samples in sorted(targets.items()):
+        found_target = target_change(samples)
+        if found_target is not None:
+            changes.append(OutputChange(group, (found_target,)))
+    classes = class_change(base.get("classes") or {}, head.get("classes") or {})
+    if classes is not None:
+        changes.append(OutputChange("class_to_idx", (classes,)))
     varied = {rev: _varied(runs, tolerance) for rev, runs in (("base", base), ("head", head))}
     return Comparison(
         base_form=str(base["form"]),
@@ -63,7 +65,16 @@ def compare(base: Mapping[str, Any], head: Mapping[str, Any], *, tolerance: floa
         outputs=len(set(base_out) & set(head_out)),
         changes=tuple(changes),
         nondeterministic={rev: names for rev, names in varied.items() if names},
+        unseeded={
+            rev: _site(value["unseeded"])
+            for rev, value in (("base", base), ("head", head))
+            if varied[rev] and isinstance(value.get("unseeded"), dict)
+        },
     )
+
+
+def _site(found: Mapping[str, Any]) -> Site:
+    return Site(file=str(found["file"]), line=int(found["line"]), code=str(found.get("code", "")))
 
 
 _FORMS = {
@@ -71,6 +82,7 @@ _FORMS = {
     "pil": "a PIL RGB image",
     "tensor": "a CHW uint8 tensor",
     "yours": "your inputs",
+    "dataset": "your dataset's items",
 }
 
 
@@ -78,180 +90,57 @@ def _form(form: str) -> str:
     return _FORMS.get(form, form)
 
 
-def _named(runs: Sequence[Sequence[Mapping[str, Output]]], which: int) -> dict[str, Output]:
+def _labels(value: Mapping[str, Any]) -> list[str]:
+    """Each input's name: "index 7" for a dataset's items, "input 1" for your inputs."""
+    runs = value["runs"]
+    given = value.get("labels")
+    if isinstance(given, list) and len(given) == len(runs):
+        return [str(label) for label in given]
+    return [f"input {index}" for index in range(len(runs))]
+
+
+def _named(value: Mapping[str, Any], which: int) -> dict[str, Output]:
+    runs: Sequence[Sequence[Mapping[str, Output] | None]] = value["runs"]
     named: dict[str, Output] = {}
-    for index, pair in enumerate(runs):
-        for name, output in pair[which].items():
-            named[name if len(runs) == 1 else f"{name} (input {index})"] = output
+    for label, pair in zip(_labels(value), runs, strict=True):
+        for name, output in (pair[which] or {}).items():
+            named[name if len(runs) == 1 else f"{name} ({label})"] = output
     return named
 
 
 def _firsts(value: Mapping[str, Any]) -> dict[str, Output]:
-    return _named(value["runs"], 0)
+    return _named(value, 0)
+
+
+def _group(name: str) -> str:
+    return name.split(" (", 1)[0]
+
+
+def _targets(
+    base: Mapping[str, Any], head: Mapping[str, Any]
+) -> dict[str, list[tuple[str, Output, Output]]]:
+    """Outputs that are an integer target in every input at both revisions, by output name:
+    (which input, base's, head's) for each input."""
+    found: dict[str, list[tuple[str, Output, Output]]] = {}
+    spoiled: set[str] = set()
+    labels = _labels(head) if len(head["runs"]) == len(base["runs"]) else []
+    for label, b_pair, h_pair in zip(labels, base["runs"], head["runs"], strict=False):
+        b_out, h_out = b_pair[0], h_pair[0]
+        for name in set(b_out) | set(h_out):
+            b, h = b_out.get(name), h_out.get(name)
+            if b is None or h is None or not (is_target(b) and is_target(h)):
+                spoiled.add(name)
+                continue
+            found.setdefault(name, []).append((label if len(labels) > 1 else "", b, h))
+    return {name: samples for name, samples in found.items() if name not in spoiled}
 
 
 def _varied(value: Mapping[str, Any], tolerance: float) -> tuple[str, ...]:
-    first, second = _named(value["runs"], 0), _named(value["runs"], 1)
+    """Outputs that differed between two seeded calls; the child sends the second call's
+    outputs only when they differ from the first's (else None)."""
+    first, second = _named(value, 0), _named(value, 1)
     return tuple(
-        name for name in first if not equal(first[name], second.get(name), tolerance=tolerance)
+        name
+        for name in first
+        if name in second and not equal(first[name], second[name], tolerance=tolerance)
     )
-
-
-def equal(a: Output, b: Output | None, *, tolerance: float) -> bool:
-    if b is None or a.get("dtype") != b.get("dtype") or a.get("shape") != b.get("shape"):
-        return False
-    if a.get("values") is None or b.get("values") is None:
-        return a.get("repr") == b.get("repr")
-    return _max_diff(a["values"], b["values"]) <= tolerance
-
-
-def _max_diff(a: Sequence[float], b: Sequence[float]) -> float:
-    return max((abs(x - y) for x, y in zip(a, b, strict=True)), default=0.0)
-
-
-def differences(
-    base: Output, head: Output, *, tolerance: float, source: Output | None = None
-) -> tuple[Difference, ...]:
-    """What changed from ``base`` to ``head``: empty when they are equal within ``tolerance``.
-    ``source``: the input both were made from (the synthetic image), when known."""
-    if equal(base, head, tolerance=tolerance):
-        return ()
-    found: list[Difference] = []
-    if base.get("dtype") != head.get("dtype"):
-        found.append(Difference("dtype", f"dtype {base.get('dtype')} → {head.get('dtype')}"))
-    if base.get("values") is None or head.get("values") is None:
-        if not found:
-            words = f"{_kind(base)} → {_kind(head)}"
-            found.append(Difference("values", words))
-        return tuple(found)
-    b_img = as_image(base["shape"], base["values"])
-    h_img = as_image(head["shape"], head["values"])
-    if b_img is not None and h_img is not None:
-        match = _match(b_img, h_img, _threshold(head["values"], tolerance))
-        if match is not None:
-            named = _words(b_img, h_img, match)
-            if match.order != tuple(range(len(match.order))) and _same_scaling(
-                source, base, head, tolerance
-            ):  # the same per-channel scaling, now applied to other channels: not a change
-                named = tuple(d for d in named if d.kind not in ("normalization", "value-range"))
-            return (*found, *named)
-    if base["shape"] != head["shape"]:
-        words = f"shape {_shape(base['shape'])} → {_shape(head['shape'])}"
-        found.append(Difference("shape", words))
-    else:
-        most = _max_diff(base["values"], head["values"])
-        if most > tolerance:
-            words = f"values differ by up to {most:.3g} (tolerance {tolerance:g})"
-            found.append(Difference("values", words))
-    return tuple(found)
-
-
-def _kind(output: Output) -> str:
-    return str(output.get("repr") or output.get("kind"))
-
-
-def _shape(shape: Sequence[int]) -> str:
-    return "(" + ", ".join(str(n) for n in shape) + ")"
-
-
-def _threshold(values: Sequence[float], tolerance: float) -> float:
-    spread = (max(values) - min(values)) if values else 0.0
-    return max(tolerance, 1e-3 * spread)
-
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    """head's channel i ≈ fits[i] of base's channel order[i], after ``geometry``."""
-
-    geometry: str
-    order: tuple[int, ...]
-    fits: tuple[Fit, ...]
-
-
-def _match(base: Image, head: Image, threshold: float) -> Match | None:
-    """The channel order, geometry and per-channel affine map that turn base's image into
-    head's within ``threshold``; None when none does."""
-    count = len(base.channels)
-    if count != len(head.channels):
-        return None
-    for geometry, move in GEOMETRIES:
-        moved = [move(plane) for plane in base.channels]
-        if (len(moved[0]), len(moved[0][0])) != head.size:
-            continue
-        fits = [[fit(moved[j], head.channels[i]) for j in range(count)] for i in range(count)]
-        for order in permutations(range(count)):  # the identity first
-            chosen = [fits[i][order[i]] for i in range(count)]
-            if all(f is not None and f.error <= threshold for f in chosen):
-                return Match(geometry, order, tuple(f for f in chosen if f is not None))
-    return None
-
-
-def _by_source(source: Image, output: Output, tolerance: float) -> dict[int, Fit] | None:
-    image = as_image(output["shape"], output["values"])
-    match = (
-        None if image is None else _match(source, image, _threshold(output["values"], tolerance))
-    )
-    if match is None:
-        return None
-    return dict(enumerate(match.fits))
-
-
-def _same_scaling(source: Output | None, base: Output, head: Output, tolerance: float) -> bool:
-    """Does each output channel get the same scale and offset from its input channel at base
-    and at head (a per-channel normalization that stayed, whichever channel now feeds it)?"""
-    image = None if source is None else as_image(source["shape"], source["values"])
-    if image is None:
-        return False
-    at_base = _by_source(image, base, tolerance)
-    at_head = _by_source(image, head, tolerance)
-    if at_base is None or at_head is None or set(at_base) != set(at_head):
-        return False
-    return all(
-        abs(at_base[k].scale / at_head[k].scale - 1) < 1e-3
-        and abs(at_base[k].offset - at_head[k].offset) <= 1e-3 * max(1.0, abs(at_head[k].offset))
-        for k in at_base
-    )
-
-
-def _words(base: Image, head: Image, match: Match) -> tuple[Difference, ...]:
-    geometry, order, fits = match.geometry, match.order, match.fits
-    found: list[Difference] = []
-    if base.batch != head.batch:
-        verb = "adds" if head.batch else "removes"
-        found.append(Difference("batch", f"head {verb} a leading batch dimension"))
-    if base.layout != head.layout:
-        found.append(Difference("layout", f"layout {base.layout} → {head.layout}"))
-    moved = [(i, j) for i, j in enumerate(order) if i != j]
-    if moved:
-        words = ", ".join(f"head channel {i} is base channel {j}" for i, j in moved)
-        if tuple(order) == (2, 1, 0):  # a swap: naming one half says it
-            words = "head channel 0 is base channel 2: BGR ↔ RGB (channels 0 and 2 swapped)"
-        found.append(Difference("channel-order", words))
-    if geometry:
-        found.append(Difference("geometry", f"head's image is base's {geometry}"))
-    scaling = _scaling(fits)
-    if scaling is not None:
-        found.append(scaling)
-    return tuple(found)
-
-
-def _scaling(fits: Sequence[Fit]) -> Difference | None:
-    scales = [f.scale for f in fits]
-    offsets = [f.offset for f in fits]
-    if all(abs(s - 1) < 1e-4 for s in scales) and all(abs(o) < 1e-4 for o in offsets):
-        return None
-    same = all(abs(s / scales[0] - 1) < 1e-3 for s in scales)
-    if same and all(abs(o) < 1e-3 * max(1.0, 1 / scales[0]) for o in offsets):
-        scale = scales[0]
-        if abs(scale * 255 - 1) < 1e-3:
-            return Difference("value-range", "value range 0–255 → 0–1 (divided by 255)")
-        if abs(scale / 255 - 1) < 1e-3:
-            return Difference("value-range", "value range 0–1 → 0–255 (multiplied by 255)")
-        return Difference("value-range", f"values scaled by {scale:.4g}")
-    means = ", ".join(f"{-o / s:.4g}" for o, s in zip(offsets, scales, strict=True))
-    stds = ", ".join(f"{1 / s:.4g}" for s in scales)
-    words = (
-        "normalization changed: head ≈ (base − mean) / std per channel, with mean "
-        f"({means}) and std ({stds}) in base's units"
-    )
-    return Difference("normalization", words)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 from fnmatch import fnmatchcase
 
 from gradgate.checks.base import Finding, Severity
@@ -11,9 +12,17 @@ from gradgate.checks.data.settings import AllowRule
 
 _NONDETERMINISM = (
     "{revision}'s transform gave different outputs for {outputs} on two calls with the same "
-    "input and the same seeds (random, NumPy, torch): something draws from an unseeded random "
-    "number generator (e.g. `random.Random()`, `np.random.default_rng()` without a seed, or "
-    "`os.urandom`). Seed it from the global RNGs so the data path can be compared."
+    "input and the same seeds (random, NumPy, torch): {where}. Seed it from the global RNGs "
+    "so the data path can be compared."
+)
+_SOMETHING = (
+    "something draws from an unseeded random number generator (e.g. `random.Random()`, "
+    "`np.random.default_rng()` without a seed, or `os.urandom`)"
+)
+_AT = (
+    "the two calls first differ in what `{file}:{line}` (`{code}`) computes, which draws from "
+    "an unseeded random number generator (or another source that differs per call, such as "
+    "`os.urandom` or the clock)"
 )
 
 
@@ -48,11 +57,18 @@ def findings_for(c: Comparison, *, allow: Sequence[AllowRule]) -> tuple[Finding,
         )
     for revision, outputs in c.nondeterministic.items():
         named = ", ".join(f"`{name}`" for name in outputs)
-        message = _NONDETERMINISM.format(revision=revision.capitalize(), outputs=named)
-        severity = Severity.WARNING if revision == "head" else Severity.NOTE
+        site = c.unseeded.get(revision)
+        where = _SOMETHING if site is None else _AT.format(**asdict(site))
+        message = _NONDETERMINISM.format(revision=revision.capitalize(), outputs=named, where=where)
+        at_head = revision == "head" and site is not None
         found.append(
             Finding(
-                kind="data-nondeterministic", severity=severity, message=message, revision=revision
+                kind="data-nondeterministic",
+                severity=Severity.WARNING if revision == "head" else Severity.NOTE,
+                message=message,
+                revision=revision,
+                file=site.file if at_head and site else None,
+                line=site.line if at_head and site else None,
             )
         )
     return tuple(found)

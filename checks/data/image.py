@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import mul, sub
 
 Plane = list[list[float]]  # rows of values
 IMAGE_CHANNELS = (1, 3, 4)
@@ -80,19 +81,35 @@ class Fit:
     error: float
 
 
-def fit(base: Plane, head: Plane) -> Fit | None:
-    """Least-squares ``head ≈ scale · base + offset`` (scale > 0), or None if sizes differ."""
-    xs = [v for row in base for v in row]
-    ys = [v for row in head for v in row]
+def flat(plane: Plane) -> list[float]:
+    return [v for row in plane for v in row]
+
+
+SAMPLE = 257  # pixels a fit tries first (a prime step, so rows and columns both vary)
+
+
+def fit_within(xs: Sequence[float], ys: Sequence[float], threshold: float) -> Fit | None:
+    """:func:`fit` on all of the pixels, unless a fit on every n-th of them already misses
+    ``threshold`` (then that sample's fit, whose error says it does not match)."""
+    step = len(xs) // SAMPLE
+    if step > 1:
+        sampled = fit(xs[::step], ys[::step])
+        if sampled is None or sampled.error > threshold:
+            return sampled
+    return fit(xs, ys)
+
+
+def fit(xs: Sequence[float], ys: Sequence[float]) -> Fit | None:
+    """Least-squares ``ys ≈ scale · xs + offset`` (scale > 0), or None if sizes differ."""
     if len(xs) != len(ys) or not xs:
         return None
     n = len(xs)
     mean_x, mean_y = sum(xs) / n, sum(ys) / n
-    var = sum((x - mean_x) ** 2 for x in xs)
-    cov = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True))
-    scale = cov / var if var > 0 else 1.0
+    var = sum(map(mul, xs, xs)) - n * mean_x * mean_x
+    cov = sum(map(mul, xs, ys)) - n * mean_x * mean_y
+    scale = cov / var if var > 1e-12 * n * max(1.0, mean_x * mean_x) else 1.0
     if scale <= 0:  # a normalization never negates; a negative fit is another geometry
-        return Fit(1.0, 0.0, max(abs(x - y) for x, y in zip(xs, ys, strict=True)))
+        return Fit(1.0, 0.0, max(map(abs, map(sub, xs, ys))))
     offset = mean_y - scale * mean_x
     error = max(abs(scale * x + offset - y) for x, y in zip(xs, ys, strict=True))
     return Fit(scale, offset, error)

@@ -20,6 +20,7 @@ ChangeKind = Literal[
     "value-range",
     "normalization",
     "values",
+    "labels",
 ]
 AllowKind = Literal[
     "input",
@@ -33,6 +34,7 @@ AllowKind = Literal[
     "value-range",
     "normalization",
     "values",
+    "labels",
     "any",
 ]
 
@@ -46,8 +48,9 @@ class AllowRule(BaseModel):
         description=(
             "The kind of difference: `channel-order`, `layout`, `batch`, `shape`, `dtype`, "
             "`value-range`, `normalization`, `geometry`, `values` (any other difference in "
-            "values), `outputs` (outputs added or removed), `input` (the input type the "
-            "transform accepts), or `any`."
+            "values), `labels` (a dataset's targets or class-index mapping), `outputs` "
+            "(outputs added or removed), `input` (the input type the transform accepts), or "
+            "`any`."
         ),
     )
     output: str = Field(

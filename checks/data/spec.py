@@ -5,7 +5,7 @@ Pure pydantic: no torch, nothing imported from the user's code here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.sandbox.outcome import parse_target
@@ -22,9 +22,19 @@ class DataSpec(BaseModel):
             "`package.module:function` (importable from the repository root) or "
             "`path/to/file.py:function`, found in the revision being tested, else next to a "
             "config given with --config. Called with no arguments, it returns the transform (a "
-            "callable: image, array or tensor in; tensor, array or mapping of them out) or a "
-            "mapping with `transform` and optionally `inputs` (a list of your own inputs; "
-            "default: gradgate's synthetic image)."
+            "callable: image, array or tensor in; tensor, array or mapping of them out), a "
+            "`Dataset` (a `torch.utils.data.Dataset`, or any object with `__getitem__` and "
+            "`__len__` that is not callable), a tuple `(dataset, indices)`, or a mapping with "
+            "`transform` or `dataset` and optionally `inputs` (a list of your own inputs for "
+            "the transform; default: gradgate's synthetic image) or `indices`."
+        ),
+    )
+    indices: tuple[Annotated[int, Field(ge=0, strict=True)], ...] | None = Field(
+        default=None,
+        min_length=1,
+        description=(
+            "Which items of a dataset to read, when the entrypoint does not say. Default: the "
+            "first 8 (or all, if fewer)."
         ),
     )
 
@@ -42,4 +52,4 @@ class DataSpec(BaseModel):
 
     def as_request(self) -> dict[str, Any]:
         """What the child needs besides the entrypoint, which travels as the sandbox target."""
-        return {}
+        return {} if self.indices is None else {"indices": list(self.indices)}

@@ -1,9 +1,10 @@
 """The `gradient` check: does every parameter that learned at base still learn at head?
 
-Each revision runs in a fresh sandboxed child (``child.probe``) in a temporary checkout (base
-and head at once when there are cores for both), with the same seed, device and batch; the
-parent classifies every parameter (``classify``), compares base with head (``compare``), words
-the findings grouped by module prefix (``findings``) and adds the model summary and the
+Each revision runs in its revision's sandboxed child (``child.probe``; one child per revision
+serves every model check: ``checks.model.session``), base and head at once when there are
+cores, with the same seed, device and batch; the parent classifies every parameter
+(``classify``), compares base with head (``compare``), words the findings grouped by module
+prefix (``findings``) and adds the model summary and the
 gradient-norm chart (``summary``). A crash, hang or OOM at either revision is an error naming
 the revision, never a pass.
 """
@@ -12,8 +13,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -30,14 +31,18 @@ from gradgate.checks.base import (
 )
 from gradgate.checks.errors import ModelError, SandboxError
 from gradgate.checks.gradient.compare import Comparison, compare
-from gradgate.checks.gradient.facts import RevisionFacts, parse_facts
+from gradgate.checks.gradient.facts import Probed, RevisionFacts, parse_probe
 from gradgate.checks.gradient.findings import findings_for
 from gradgate.checks.gradient.settings import GradientSettings
 from gradgate.checks.gradient.summary import chart, model_summary
-from gradgate.checks.gradient.words import count, error_message, failure_detail
+from gradgate.checks.gradient.untested import untested_findings
+from gradgate.checks.gradient.variants import in_variant, pair
+from gradgate.checks.gradient.words import count, error_message, failure_detail, no_pair_words
+from gradgate.checks.model.coverage import child_spans, ran_counts
 from gradgate.checks.model.device import choose_device, gpu_visible
 from gradgate.checks.model.lines import PullDiff, read_diff
-from gradgate.checks.model.run import cuda_works, run_model_program
+from gradgate.checks.model.run import cuda_works
+from gradgate.checks.model.session import ModelSessions, model_sessions
 from gradgate.checks.model.settings import effective_model
 from gradgate.checks.model.spec import ModelSpec
 
@@ -58,7 +63,10 @@ class GradientCheck:
             base, head = measure(ctx, settings)
         except (SandboxError, ModelError) as failed:
             return self._error(str(failed), failed.revision or "", started)
-        return self.judge(base, head, settings, started=started, diff=read_diff(ctx))
+        model_files = ctx.paths_requiring.get(self.name, frozenset())
+        return self.judge_all(
+            base, head, settings, started=started, diff=read_diff(ctx), model_files=model_files
+        )
 
     def judge(
         self,
@@ -69,21 +77,55 @@ class GradientCheck:
         started: float | None = None,
         diff: PullDiff | None = None,
     ) -> CheckResult:
-        """The result for two measured revisions: compare, word, summarise (pure)."""
-        comparison = compare(base, head, allow=settings.allow)
-        found = findings_for(comparison, gained=Severity(settings.gained), diff=diff)
+        """The result for one model measured at two revisions (pure)."""
+        return self.judge_all(
+            Probed((base,)), Probed((head,)), settings, started=started, diff=diff
+        )
+
+    def judge_all(
+        self,
+        base: Probed,
+        head: Probed,
+        settings: GradientSettings,
+        *,
+        started: float | None = None,
+        diff: PullDiff | None = None,
+        model_files: Collection[str] = (),
+    ) -> CheckResult:
+        """The result for two probed revisions: compare each variant with its namesake, word,
+        say which changed code the model did not run, summarise (pure)."""
+        diff = diff or PullDiff({})
+        pairs, found = pair(base.variants, head.variants)
+        if not pairs:  # nothing was compared: never a pass
+            return error_result(
+                self.name,
+                no_pair_words(
+                    [f.variant for f in base.variants], [f.variant for f in head.variants]
+                ),
+                revision=None,
+            )
+        comparisons = [compare(p.base, p.head, allow=settings.allow) for p in pairs]
+        for p, comparison in zip(pairs, comparisons, strict=True):
+            said = findings_for(comparison, gained=Severity(settings.gained), diff=diff)
+            found += in_variant(said, p.name)
+        names = [f.variant for f in head.variants if f.variant is not None]
+        found += untested_findings(head.coverage, diff, variants=names, model_files=model_files)
         findings = tuple(sorted(found, key=report_order))
+        first = comparisons[0]
+        ran, code = ran_counts(head.coverage)
+        more = {"changed_lines_ran": ran, "changed_lines_code": code} if code else {}
         return CheckResult(
             check=self.name,
             outcome=outcome_for(findings),
-            summary=_summary(comparison, findings),
+            summary=_summary(first, findings, variants=len(pairs)),
             findings=findings,
             metrics={
-                "trainable_base": sum(p.numel for p in base.params if p.trainable),
-                "trainable_head": sum(p.numel for p in head.params if p.trainable),
+                "trainable_base": sum(p.numel for p in first.base.params if p.trainable),
+                "trainable_head": sum(p.numel for p in first.head.params if p.trainable),
+                **more,
             },
             duration_s=0.0 if started is None else time.perf_counter() - started,
-            extra=extra(comparison),
+            extra={**extra(first), "variants": names, "coverage": more},
         )
 
     def _error(self, message: str, revision: str, started: float) -> CheckResult:
@@ -92,23 +134,21 @@ class GradientCheck:
         )
 
 
-def measure(ctx: CheckContext, settings: GradientSettings) -> tuple[RevisionFacts, RevisionFacts]:
-    """Run the probe on base and head, each in a fresh sandboxed child in its own checkout,
-    within the check's one `timeout_s`; at the same time when the machine has a core for each
-    (each child under its own limits). A revision that crashed, hung, ran out of memory or gave
-    an unusable model raises SandboxError or ModelError, naming the revision (base first
-    when both failed)."""
+def measure(ctx: CheckContext, settings: GradientSettings) -> tuple[Probed, Probed]:
+    """Run the probe on base and head, each in its revision's sandboxed child (the gate's model
+    session: ``checks.model.session``), within the check's one `timeout_s`; at the same time
+    when the machine has a core for each (each child under its own limits). A revision that
+    crashed, hung, ran out of memory or gave an unusable model raises SandboxError or
+    ModelError, naming the revision (base first when both failed)."""
     spec = effective_model(ctx, check=GradientCheck.name)
     deadline = time.monotonic() + settings.timeout_s
-    with ExitStack() as stack:
-        roots = {
-            "base": stack.enter_context(ctx.source.checkout(ctx.base_sha)),
-            "head": stack.enter_context(ctx.source.checkout(ctx.head_sha)),
-        }
-        device = _device(ctx, settings, roots["base"])
+    with model_sessions(ctx) as sessions:
+        device = _device(ctx, settings, sessions.root(ctx, "base"))
 
-        def probe(revision: str) -> RevisionFacts:
-            return _probe(ctx, settings, spec, roots[revision], revision, device, deadline)
+        def probe(revision: str) -> Probed:
+            # The head child records which of the PR's changed lines ran (issue 20, point 5).
+            spans = child_spans(ctx.changes) if revision == "head" else {}
+            return _probe(ctx, settings, spec, sessions, revision, device, deadline, spans)
 
         if _cores() < 2:
             return probe("base"), probe("head")
@@ -122,37 +162,39 @@ def _probe(
     ctx: CheckContext,
     settings: GradientSettings,
     spec: ModelSpec,
-    root: Path,
+    sessions: ModelSessions,
     revision: str,
     device: str,
     deadline: float,
-) -> RevisionFacts:
+    spans: Mapping[str, list[list[int]]],
+) -> Probed:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         limit = f"`timeout_s` ({settings.timeout_s:g} s)"
         message = f"the check's {limit} ran out before {revision} could run"
         raise SandboxError(message, kind="timeout", revision=revision)
-    value = run_model_program(
+    value = sessions.run(
         ctx,
         settings,
         spec=spec,
-        root=root,
         revision=revision,
         program=PROGRAM,
-        kwargs={"gradient": {"steps": settings.steps}},
+        kwargs={"gradient": {"steps": settings.steps}, "coverage": dict(spans) or None},
         device=device,
         seed=settings.seed,
         timeout_s=max(round(remaining, 1), 0.1),  # one decimal reads well
     )
-    found = parse_facts(value, revision=revision)
-    failure = found.failure
-    if failure is not None and failure.kind == "backward":
-        raise SandboxError(
-            f"{revision} crashed in the backward pass at step {failure.step}: "
-            f"{error_message(failure.message)}{failure_detail(failure)}",
-            kind="exception",
-            revision=revision,
-        )
+    found = parse_probe(value, revision=revision)
+    for facts in found.variants:
+        failure = facts.failure
+        if failure is not None and failure.kind == "backward":
+            variant = "" if facts.variant is None else f" (variant `{facts.variant}`)"
+            raise SandboxError(
+                f"{revision}{variant} crashed in the backward pass at step {failure.step}: "
+                f"{error_message(failure.message)}{failure_detail(failure)}",
+                kind="exception",
+                revision=revision,
+            )
     return found
 
 
@@ -172,10 +214,11 @@ def _device(ctx: CheckContext, settings: GradientSettings, root: Path) -> str:
     )
 
 
-def _summary(c: Comparison, findings: tuple[Finding, ...]) -> str:
+def _summary(c: Comparison, findings: tuple[Finding, ...], *, variants: int = 1) -> str:
     blocking = sum(1 for f in findings if f.severity is Severity.BLOCKING)
     warnings = sum(1 for f in findings if f.severity is Severity.WARNING)
     scope = f"{count(len(c.head.params), 'parameter tensor')} on {c.head.device}"
+    scope += f", {count(variants, 'variant')}" if variants > 1 else ""
     if blocking:
         said = count(blocking, "blocking finding")
         said += f", {count(warnings, 'warning')}" if warnings else ""

@@ -7,10 +7,11 @@ revision, never a guess.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gradgate.checks.errors import CheckError
+from gradgate.checks.model.coverage import FileCoverage, parse_coverage
 from gradgate.checks.model.lines import ClassSource, parse_sources
 
 
@@ -66,10 +67,30 @@ class RevisionFacts:
     module_hooks: tuple[tuple[str, tuple[int, ...]], ...]  # modules whose hooks grew
     sources: Mapping[str, ClassSource]  # module name -> where its class is written
     failure: Failure | None
+    variant: str | None = None  # the factory's name for this model; None: it returned one
 
     def by_name(self) -> dict[str, Param]:
         """Every name (aliases too) -> its parameter."""
         return {name: p for p in self.params for name in p.names}
+
+
+@dataclass(frozen=True, slots=True)
+class Probed:
+    """One revision's probe: the facts of each model the factory returned (one, or each named
+    variant in order) and, at head, which changed lines of code ran (``model.coverage``)."""
+
+    variants: tuple[RevisionFacts, ...]
+    coverage: Mapping[str, FileCoverage] = field(default_factory=dict)
+
+
+def parse_probe(value: Any, *, revision: str) -> Probed:
+    """The probe's JSON: one model's facts, or ``{"variants": [facts, ...]}``; plus coverage."""
+    if isinstance(value, Mapping) and isinstance(value.get("variants"), list):
+        facts = tuple(parse_facts(v, revision=revision) for v in value["variants"])
+    else:
+        facts = (parse_facts(value, revision=revision),)
+    coverage = value.get("coverage") if isinstance(value, Mapping) else None
+    return Probed(facts, parse_coverage(coverage, revision=revision))
 
 
 def parse_facts(value: Any, *, revision: str) -> RevisionFacts:
@@ -129,6 +150,7 @@ def _parse(value: Mapping[str, Any], revision: str) -> RevisionFacts:
             code=_optional_str(failure.get("code")),
             message=_optional_str(failure.get("message")),
         ),
+        variant=_optional_str(value.get("variant")),
     )
 
 

@@ -119,3 +119,64 @@ def allow_patterns(group: Group) -> list[str]:
     if group.copies > 1 and not group.others:
         return list(dict.fromkeys(split(p)[0].replace(PLACE, "*") for p in group.raw))
     return list(group.raw)
+
+
+def unpaired_words(variant: str, revision: str) -> str:
+    return (
+        f"The factory's variant `{variant}` is only at {revision}: there is nothing to compare "
+        "it with, so the gradient check did not judge it."
+    )
+
+
+def no_pair_words(base: Sequence[str | None], head: Sequence[str | None]) -> str:
+    def names(side: Sequence[str | None]) -> str:
+        return ", ".join(f"`{v}`" for v in side)
+
+    return (
+        f"the factory's variants at base ({names(base)}) and at head ({names(head)}) share no "
+        "name, so the gradient check compared nothing; keep one variant's name at both "
+        "revisions (`default`)."
+    )
+
+
+def spots(file: str, ranges: Sequence[tuple[int, int]]) -> str:
+    """ "`attend.py:120–141`", "`attend.py:12, 30–31`"."""
+    return f"`{file}:{', '.join(str(a) if a == b else f'{a}–{b}' for a, b in ranges)}`"
+
+
+def untested_words(file: str, ranges: Sequence[tuple[int, int]], variants: Sequence[str]) -> str:
+    """What the model did not run, and how to cover it (issue 20, point 5)."""
+    it = "it" if len(ranges) == 1 and ranges[0][0] == ranges[0][1] else "them"
+    if len(variants) > 1:
+        who = f"none of the model's variants ({', '.join(f'`{v}`' for v in variants)}) ran"
+        how = "add a variant that runs"
+    else:
+        who = "the model did not run"
+        how = "have the factory return a variant that runs"
+    return (
+        f"{who} {spots(file, ranges)}, changed by this PR: the gradient check did not test "
+        f"{it}. To cover {it}, {how} {it} (an option or config flag turned on); the details "
+        "show the factory's shape."
+    )
+
+
+def factory_shape(file: str, ranges: Sequence[tuple[int, int]], variants: Sequence[str]) -> str:
+    """A factory returning named variants, one that runs the untested code (pasteable).
+    ``variants``: the names the factory returns now (none: it returns one model)."""
+    stem = file.rpartition("/")[2].removesuffix(".py")
+    name = stem if stem.isidentifier() and not stem.startswith("_") else "feature"
+    name = name if name not in variants else f"{name}_on"
+    where = spots(file, ranges).replace("`", "")
+    kept = [f'        "{v}": ...,  # as now' for v in variants]
+    return "\n".join(
+        [
+            "# The gradient check builds and checks each variant at base and head.",
+            "def build():",
+            "    model, inputs = ...  # what the factory builds now",
+            f"    {name} = ...  # the model with the option that runs {where}",
+            "    return {",
+            *(kept or ['        "default": (model, inputs),']),
+            f'        "{name}": ({name}, inputs),',
+            "    }",
+        ]
+    )

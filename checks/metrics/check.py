@@ -1,7 +1,8 @@
 """The `metrics` check: run the team's eval at base and head, hold the numbers to the rules.
 
 Each revision runs ``child.collect`` in a fresh sandboxed child in its own checkout (base, then
-head, within the one `timeout_s`); ``compare`` judges the numbers (pure); the table of metric,
+head, within the one `timeout_s`); with `measure: latency`, ``latency`` adds gradgate's own
+timing of the model's inference; ``compare`` judges the numbers (pure); the table of metric,
 base, head, rule and verdict goes to the report as ``extra`` (bot/templates/check_metrics.*).
 A crash at either revision, an eval that gives no mapping, and a ruled metric that is missing
 or not a number are errors that name what and where, never a pass.
@@ -23,8 +24,9 @@ from gradgate.checks.base import (
     outcome_for,
     settings_as,
 )
-from gradgate.checks.errors import SandboxError
+from gradgate.checks.errors import ModelError, SandboxError
 from gradgate.checks.metrics.compare import Comparison, Row, Unusable, compare
+from gradgate.checks.metrics.latency import measure_latency
 from gradgate.checks.metrics.settings import MetricsSettings
 from gradgate.checks.sandbox.for_check import run_user_code
 
@@ -46,24 +48,34 @@ class MetricsCheck:
     def run(self, ctx: CheckContext) -> CheckResult:
         started = time.perf_counter()
         settings = settings_as(MetricsSettings, ctx.settings)
-        if settings.entrypoint is None or not settings.rules:
-            missing = "entrypoint" if settings.entrypoint is None else "rules"
+        if (settings.entrypoint is None and settings.measure is None) or not settings.rules:
+            unmeasured = settings.entrypoint is None and settings.measure is None
+            missing = "entrypoint" if unmeasured else "rules"
+            alone = " (or `measure: latency`)" if missing == "entrypoint" else ""
             message = (
-                f"`metrics` needs `checks.metrics.{missing}` in .gradgate.yml; "
+                f"`metrics` needs `checks.metrics.{missing}` in .gradgate.yml{alone}; "
                 "config.example.yaml shows both"
             )
             return _error(message, None, started)
+        deadline = time.monotonic() + settings.timeout_s
         try:
-            base, head = measure(ctx, settings)
-        except SandboxError as failed:
+            base, head = measure(ctx, settings, deadline=deadline)
+            if settings.measure == "latency":
+                timed = measure_latency(ctx, settings, deadline=deadline)
+                base, head = {**base, **timed["base"]}, {**head, **timed["head"]}
+        except (SandboxError, ModelError) as failed:
             return _error(str(failed), failed.revision, started)
         return judge(compare(base, head, settings.rules), started=started)
 
 
-def measure(ctx: CheckContext, settings: MetricsSettings) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Each revision's metrics (name -> float or ``{"not_number": repr}``); SandboxError names
-    the revision whose eval crashed, hung, or gave no mapping of numbers."""
-    deadline = time.monotonic() + settings.timeout_s
+def measure(
+    ctx: CheckContext, settings: MetricsSettings, *, deadline: float
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Each revision's metrics (name -> float or ``{"not_number": repr}``), none without an
+    entrypoint; SandboxError names the revision whose eval crashed, hung, or gave no mapping
+    of numbers."""
+    if settings.entrypoint is None:
+        return {}, {}
     found: list[dict[str, Any]] = []
     for revision, sha in (("base", ctx.base_sha), ("head", ctx.head_sha)):
         remaining = deadline - time.monotonic()

@@ -10,8 +10,17 @@ Parent side (gradgate's interpreter):
   beside.py     the config's folder as the child sees it (copies of the factory when the folder
                 holds the source repository: an uncommitted config in the working tree)
   problems.py   those problems in words
+  session.py    ModelSessions: one long-lived sandboxed child per revision for every model
+                check of a gate (ctx.models), each check's request with its own deadline; the
+                revisions' checkouts and a folder every child may write
+  served.py     the parent's handle on one such child: requests as files named on a pipe,
+                answers as JSON lines; a request past its deadline stops the child
+  coverage.py   the PR's changed lines the head child is asked about, and the changed code the
+                model did not run (``child/coverage.py`` records it)
 
 Child side (the user's interpreter: stdlib and torch only, Python 3.9+):
-  child.py      prepare (seeds, determinism, device), load (factory or `_target_` spec ->
-                model, inputs, loss; DDP / torch.compile unwrapped), call_model
+  child/        prepare (seeds, determinism, device), load (factory or `_target_` spec ->
+                model, inputs, loss; DDP / torch.compile unwrapped), call_model;
+                serve.py: the long-lived child's loop (run_one is where a tracer wraps a
+                check's user code)
 """

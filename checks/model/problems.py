@@ -10,7 +10,8 @@ from typing import Any
 
 _SHAPES = (
     "a model factory returns an `nn.Module`, `(model, inputs)`, or a mapping with `model`, "
-    "`inputs` and optionally `loss`"
+    "`inputs` and optionally `loss`, or a mapping of named variants "
+    "(`{'default': ..., 'flash': ...}`), each one of those"
 )
 _INPUTS = (
     "return `(model, inputs)` or `{'model': ..., 'inputs': ...}` from the factory, set "
@@ -28,6 +29,8 @@ _SOURCES = {
 def describe(problem: Mapping[str, Any], *, where: str) -> str:
     """``where``: the factory and revision, e.g. "`tinycls/model.py:build` at head"."""
     code = problem.get("code")
+    if problem.get("variant") is not None:
+        where = f"{where}, variant `{problem['variant']}`,"
     if code == "no-cuda":
         build = problem.get("cuda") or "none (a CPU-only build)"
         return (

@@ -128,11 +128,30 @@ def run_entry_program(
                 writable=writable,
             )
         except SandboxError as exc:  # the user's code crashed: say so in lines a user reads
-            text = crash_text(
-                str(exc), roots=(root, root.resolve()), python=ctx.python or sys.executable,
-                config_dir=config_dir,
-            )  # fmt: skip
-            raise SandboxError(text, kind=exc.kind, revision=exc.revision) from None
+            python = ctx.python or sys.executable
+            raise worded_crash(exc, root=root, python=python, config_dir=config_dir) from None
+    return checked_value(value, target=target, revision=revision, describe_problem=describe_problem)
+
+
+def worded_crash(
+    exc: SandboxError, *, root: Path, python: str, config_dir: Path | None
+) -> SandboxError:
+    """``exc`` (user code that failed in the tree ``root``) in lines a user reads."""
+    text = crash_text(str(exc), roots=(root, root.resolve()), python=python, config_dir=config_dir)
+    return SandboxError(text, kind=exc.kind, revision=exc.revision)
+
+
+def checked_value(
+    value: Any,
+    *,
+    target: str | None,
+    revision: str,
+    describe_problem: Callable[[Mapping[str, Any], str], str] = (
+        lambda problem, where: describe(problem, where=where)
+    ),
+) -> Any:
+    """A program's ``value``; ModelError, worded by ``describe_problem``, when it is
+    ``{"problem": ...}`` (a factory whose result cannot be used)."""
     if isinstance(value, dict) and isinstance(value.get("problem"), dict):
         problem = value["problem"]
         where = target_label(parse_target(target).text, revision)

@@ -69,7 +69,9 @@ class ModelSpec(BaseModel):
             "`package.module:function` (importable from the repository root) or "
             "`path/to/file.py:function`, found in the revision being tested, else next to a "
             "config given with --config. It returns the model, `(model, inputs)`, or a mapping "
-            "with `model`, `inputs` and optionally `loss` (a callable on the outputs)."
+            "with `model`, `inputs` and optionally `loss` (a callable on the outputs); or a "
+            "mapping of named variants (`{default: ..., flash: ...}`), each one of those: the "
+            "gradient check checks every variant, the other model checks the first."
         ),
     )
     build: dict[str, Any] | None = Field(

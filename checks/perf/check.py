@@ -1,17 +1,21 @@
-"""The `perf` check: is the training step (or inference) slower at head than at base?
+"""The `perf` check: is the training step (or inference) slower, or its peak memory larger, at
+head than at base?
 
 Both revisions are checked out once; ``rounds`` rounds each run one base child and one head
 child (``child.measure``) in alternating order (base first in even rounds, head first in odd
-ones), so drift on the machine falls on both sides. Each child's median step time is one
-sample; ``compare`` judges the per-round ratios. A crash, hang or OOM at either revision is an
-error naming the revision (``checks.model.run``), never a pass.
+ones), so drift on the machine falls on both sides. Each child's median step time, its peak
+memory and each top-level module's forward time are one sample; ``compare`` and ``modules``
+judge them, ``report`` words the result. A crash, hang or OOM at either revision is an error
+naming the revision (``checks.model.run``), never a pass.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Mapping
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,21 +23,31 @@ from gradgate.checks.base import (
     CheckContext,
     CheckResult,
     CheckSettings,
-    Finding,
-    Severity,
     error_result,
-    outcome_for,
     settings_as,
 )
 from gradgate.checks.errors import ModelError, SandboxError
 from gradgate.checks.model.device import choose_device, gpu_visible
-from gradgate.checks.model.run import cuda_works, run_model_program
+from gradgate.checks.model.problems import describe
+from gradgate.checks.model.run import cuda_works, run_entry_program
 from gradgate.checks.model.settings import effective_model
-from gradgate.checks.perf.compare import Timing, judge
+from gradgate.checks.model.spec import ModelSpec
+from gradgate.checks.perf.compare import judge
+from gradgate.checks.perf.modules import slowed
+from gradgate.checks.perf.report import TIMED, result_for
 from gradgate.checks.perf.settings import PerfSettings
 
 PROGRAM = "perf.child:measure"
-MEASURES = (("train", "training step"), ("infer", "inference"))
+
+
+@dataclass
+class Measured:
+    """Per revision: each measure's value per round, each module's time per round, the batch."""
+
+    samples: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    modules: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    facts: dict[str, dict[str, Any]] = field(default_factory=dict)  # each side's last child
+    unmeasured: dict[str, str] = field(default_factory=dict)  # revision -> why no peak memory
 
 
 class PerfCheck:
@@ -47,30 +61,49 @@ class PerfCheck:
         started = time.perf_counter()
         settings = settings_as(PerfSettings, ctx.settings)
         try:
-            samples, facts = measure(ctx, settings)
+            found = measure(ctx, settings)
         except (SandboxError, ModelError) as failed:
-            return _error(str(failed), failed.revision, started)
-        timings = tuple(
+            return error_result(
+                self.name, str(failed), revision=failed.revision,
+                duration_s=time.perf_counter() - started,
+            )  # fmt: skip
+        timings = [
             judge(
                 name,
-                samples[("base", name)],
-                samples[("head", name)],
-                max_slowdown=settings.max_slowdown,
+                found.samples[("base", name)],
+                found.samples[("head", name)],
+                limit=settings.max_slowdown,
                 confidence=settings.confidence,
             )
-            for name, _ in MEASURES
+            for name in TIMED
+        ]
+        base_peak, head_peak = found.samples[("base", "memory")], found.samples[("head", "memory")]
+        if min(base_peak) > 0 and min(head_peak) > 0:
+            timings.append(
+                judge(
+                    "memory",
+                    base_peak,
+                    head_peak,
+                    limit=settings.max_memory_growth,
+                    confidence=settings.confidence,
+                )
+            )
+        modules = slowed(
+            found.modules.get("base", {}),
+            found.modules.get("head", {}),
+            max_slowdown=settings.max_slowdown,
         )
-        return result_for(timings, facts, settings, started=started)
+        return result_for(
+            tuple(timings), found.facts, settings, modules=modules,
+            unmeasured=found.unmeasured, started=started,
+        )  # fmt: skip
 
 
-def measure(
-    ctx: CheckContext, settings: PerfSettings
-) -> tuple[dict[tuple[str, str], list[float]], dict[str, Any]]:
-    """(revision, measure) -> one median step time per round; and the last child's facts."""
+def measure(ctx: CheckContext, settings: PerfSettings) -> Measured:
+    """Every child's answer, round by round, base and head alternating."""
     spec = effective_model(ctx, check=PerfCheck.name)
     deadline = time.monotonic() + settings.timeout_s
-    samples: dict[tuple[str, str], list[float]] = {}
-    facts: dict[str, Any] = {}
+    found = Measured()
     with ExitStack() as stack:
         roots = {
             "base": stack.enter_context(ctx.source.checkout(ctx.base_sha)),
@@ -85,17 +118,26 @@ def measure(
             order = ("base", "head") if round_ % 2 == 0 else ("head", "base")
             for revision in order:
                 facts = _child(ctx, settings, spec, roots[revision], revision, device, deadline)
-                for name, _ in MEASURES:
-                    samples.setdefault((revision, name), []).append(
-                        statistics.median(facts[f"{name}_s"])
-                    )
-    return samples, facts
+                _add(found, revision, facts)
+    return found
+
+
+def _add(found: Measured, revision: str, facts: Mapping[str, Any]) -> None:
+    found.facts[revision] = dict(facts)
+    for name in TIMED:
+        found.samples.setdefault((revision, name), []).append(statistics.median(facts[f"{name}_s"]))
+    found.samples.setdefault((revision, "memory"), []).append(float(facts["peak_bytes"] or 0))
+    if facts.get("memory_problem"):
+        found.unmeasured.setdefault(revision, str(facts["memory_problem"]))
+    modules = found.modules.setdefault(revision, {})
+    for module, seconds in (facts.get("modules") or {}).items():
+        modules.setdefault(str(module), []).append(float(seconds))
 
 
 def _child(
     ctx: CheckContext,
     settings: PerfSettings,
-    spec: Any,
+    spec: ModelSpec,
     root: Path,
     revision: str,
     device: str,
@@ -109,78 +151,30 @@ def _child(
             kind="timeout",
             revision=revision,
         )
-    value = run_model_program(
+    perf = {"warmup": settings.warmup, "steps": settings.steps, "modules": settings.modules}
+    value = run_entry_program(
         ctx,
         settings,
-        spec=spec,
+        entrypoint=spec.entrypoint,
+        key="model",
+        request=spec.as_request(),
         root=root,
         revision=revision,
         program=PROGRAM,
-        kwargs={"perf": {"warmup": settings.warmup, "steps": settings.steps}},
+        kwargs={"perf": perf},
         device=device,
         seed=settings.seed,
         timeout_s=max(round(remaining, 1), 0.1),
+        describe_problem=_describe,
     )
     assert isinstance(value, dict)
     return value
 
 
-def result_for(
-    timings: tuple[Timing, ...],
-    facts: dict[str, Any],
-    settings: PerfSettings,
-    *,
-    started: float | None = None,
-) -> CheckResult:
-    """Findings, summary and the report's rows for judged timings (pure but for the duration)."""
-    words = dict(MEASURES)
-    findings = []
-    for t in timings:
-        said = (
-            f"{words[t.name]} time at head is {t.ratio:.2f}× base "
-            f"({settings.confidence:.0%} interval {t.low:.2f}–{t.high:.2f}×)"
+def _describe(problem: Mapping[str, Any], where: str) -> str:
+    if problem.get("code") == "bad-step":
+        return (
+            f"{where} returned {problem.get('got')} as `step`; it must be a callable, called "
+            "like the model with the model first: `step(model, *inputs)`."
         )
-        limit = f"`max_slowdown` ({settings.max_slowdown:g}×)"
-        if t.verdict == "slower":
-            message = f"{said}: the whole interval is above {limit}"
-            findings.append(Finding("perf-slower", Severity.BLOCKING, message))
-        elif t.verdict == "noisy":
-            message = f"{said}: too noisy to decide against {limit}; more `rounds` narrow it"
-            findings.append(Finding("perf-noisy", Severity.NOTE, message))
-        else:
-            findings.append(Finding("perf-ratio", Severity.NOTE, said))
-    ordered = tuple(sorted(findings, key=lambda f: f.severity.rank))
-    train = timings[0]
-    return CheckResult(
-        check=PerfCheck.name,
-        outcome=outcome_for(ordered),
-        summary=(
-            f"training step {train.ratio:.2f}× base on {facts.get('device', '?')} "
-            f"({settings.rounds} rounds)"
-        ),
-        findings=ordered,
-        metrics={f"{t.name}_ratio": t.ratio for t in timings},
-        duration_s=0.0 if started is None else time.perf_counter() - started,
-        extra={
-            "device": facts.get("device"),
-            "clock": facts.get("clock"),
-            "rows": [
-                {
-                    "measure": words[t.name],
-                    "base_ms": t.base_s * 1e3,
-                    "head_ms": t.head_s * 1e3,
-                    "ratio": t.ratio,
-                    "low": t.low,
-                    "high": t.high,
-                    "verdict": t.verdict,
-                }
-                for t in timings
-            ],
-        },
-    )
-
-
-def _error(message: str, revision: str | None, started: float) -> CheckResult:
-    return error_result(
-        PerfCheck.name, message, revision=revision, duration_s=time.perf_counter() - started
-    )
+    return describe(problem, where=where)

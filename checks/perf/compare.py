@@ -1,9 +1,10 @@
-"""Pure: per-round step times at base and head -> median ratio, bootstrap interval, verdict.
+"""Pure: per-round measures at base and head -> median ratio, bootstrap interval, verdict.
 
 Rounds pair one base child with one head child run back to back, so a machine that slows down
 for a while slows both sides of a round; the ratio per round cancels it. The interval comes
 from resampling the rounds (a seeded bootstrap of the median ratio). It blocks only when the
-whole interval is above ``max_slowdown``; an interval that straddles it is too noisy to decide.
+whole interval is above the limit (``max_slowdown`` for time, ``max_memory_growth`` for peak
+memory); an interval that straddles it is too noisy to decide.
 """
 
 from __future__ import annotations
@@ -17,16 +18,16 @@ from typing import Literal
 RESAMPLES = 2000
 BOOTSTRAP_SEED = 23  # the same rounds always give the same interval
 
-Verdict = Literal["slower", "noisy", "ok"]
+Verdict = Literal["beyond", "noisy", "ok"]
 
 
 @dataclass(frozen=True, slots=True)
 class Timing:
-    """One measure (training step or inference): its ratio, interval and verdict."""
+    """One measure (training step, inference or peak memory): its ratio, interval, verdict."""
 
-    name: str  # "train" or "infer"
-    base_s: float  # median per-step seconds at base over the rounds
-    head_s: float
+    name: str  # "train", "infer" or "memory"
+    base: float  # median over the rounds at base: seconds per step, or bytes
+    head: float
     ratio: float  # median of the per-round head/base ratios
     low: float
     high: float
@@ -38,16 +39,17 @@ def judge(
     base: Sequence[float],
     head: Sequence[float],
     *,
-    max_slowdown: float,
+    limit: float,
     confidence: float,
 ) -> Timing:
-    """``base[i]`` and ``head[i]``: round i's median step time on each side (seconds, > 0)."""
+    """``base[i]`` and ``head[i]``: round i's value on each side (> 0); ``limit``: the ratio
+    beyond which the measure blocks."""
     ratios = [h / b for b, h in zip(base, head, strict=True)]
     low, high = interval(ratios, confidence=confidence)
     verdict: Verdict = "ok"
-    if low > max_slowdown:
-        verdict = "slower"
-    elif high > max_slowdown:
+    if low > limit:
+        verdict = "beyond"
+    elif high > limit:
         verdict = "noisy"
     return Timing(
         name,

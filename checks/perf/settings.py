@@ -51,3 +51,29 @@ class PerfSettings(ModelCheckSettings):
         allow_inf_nan=False,
         description="Level of the bootstrap confidence interval of the median ratio.",
     )
+    max_memory_growth: float = Field(
+        default=1.10,
+        gt=1,
+        allow_inf_nan=False,
+        description=(
+            "Head/base ratio of a step's peak memory that blocks, when the whole interval is "
+            "above it (CUDA: `torch.cuda.max_memory_allocated`; CPU: bytes of tensors alive "
+            "at once)."
+        ),
+    )
+    strict: bool = Field(
+        default=False,
+        strict=True,
+        description=(
+            "A run too noisy to decide (an interval that straddles the limit) is an error "
+            "instead of a note."
+        ),
+    )
+    modules: bool = Field(
+        default=True,
+        strict=True,
+        description=(
+            "Time each top-level module's forward (forward hooks, on extra inference passes) "
+            "and chart the modules that slowed."
+        ),
+    )

@@ -220,7 +220,8 @@ def error(exc: BaseException, *, missing: str | None = None) -> dict[str, Any]:
     }
 
 
-def _program(name: str) -> Callable[[dict[str, Any], Target], Any]:
+def program_named(name: str) -> Callable[[dict[str, Any], Target], Any]:
+    """The child-side program ``"module.path:function"`` (module path below the package)."""
     module_name, _, function = name.partition(":")
     module = importlib.import_module(PACKAGE + "." + module_name)
     return getattr(module, function)  # type: ignore[no-any-return]
@@ -239,8 +240,16 @@ def _run(request: dict[str, Any]) -> dict[str, Any]:
         }
     # gradgate's own program is imported before the revision's root is on sys.path, so a file
     # in the revision cannot stand in for it.
-    program = _program(request["program"])
+    program = program_named(request["program"])
     sys.path.insert(0, request["root"])
+    return call_program(program, request)
+
+
+def call_program(
+    program: Callable[[dict[str, Any], Target], Any], request: dict[str, Any]
+) -> dict[str, Any]:
+    """The message for one call of ``program`` (``random`` seeded first): its value, or how it
+    failed. A long-lived child (``model.child.serve``) calls it once per request."""
     if request["seed"] is not None:
         random.seed(request["seed"])
     try:

@@ -8,7 +8,7 @@ is recorded on the context, for the report.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +31,15 @@ def run_user_code(
     seed: int | None = 0,
     readable: Collection[Path] = (),
     writable: Collection[Path] = (),
+    stop: Callable[[], bool] | None = None,
 ) -> Any:
     """Run ``program`` on ``target`` in the tree ``root`` of ``revision`` ("base" or "head");
     ``timeout_s`` defaults to the check's whole ``timeout_s``. ``root`` may be a checkout:
     under bubblewrap the child gets a copy without its `.git`, at the same path. Files outside
     the tree that the program reads or writes (a config's folder, weights the base run saves
     for the head run) must be in folders named in ``readable`` or ``writable``.
+
+    ``stop``: see ``run_in_sandbox``.
 
     Raises CheckError when the run may not execute PR code (``ctx.user_code`` is False)."""
     if not ctx.user_code:
@@ -65,4 +68,5 @@ def run_user_code(
         on_isolation=ctx.isolations.append,
         readable=readable,
         writable=writable,
+        stop=stop,
     )

@@ -120,6 +120,7 @@ def run_in_sandbox(
     on_isolation: Callable[[Isolation], None] | None = None,
     readable: Collection[Path] = (),
     writable: Collection[Path] = (),
+    stop: Callable[[], bool] | None = None,
 ) -> Any:
     """Run ``program`` on the user's ``target`` in a fresh child, in the tree ``root`` (under
     bubblewrap a copy of it without `.git`, at the same path).
@@ -136,7 +137,8 @@ def run_in_sandbox(
     ``writable``: folders outside the tree that user code may read, or also write (a base run
     saving weights for the head run), shown at their own paths under bubblewrap; none may hold
     the source repository or gradgate's HOME. JSON turns tuples into lists; NaN and infinity
-    are allowed. Raises SandboxError for anything user code does wrong (and when
+    are allowed. ``stop``: asked while the child runs; True stops it as its deadline would.
+    Raises SandboxError for anything user code does wrong (and when
     ``sandbox="require"`` finds no usable bubblewrap), CheckError for a refused ``env_allow``,
     TypeError for kwargs that are not JSON.
     """
@@ -207,6 +209,20 @@ def run_in_sandbox(
         watch = None
         if disk_bytes is not None and not found.path:  # no filesystem of its own: measured
             watch = disk.Watch(disk_bytes, fresh=(run.tmp, run.home), growing=(root,))
+        # Known before the child starts: a long-lived child's callers read it while it runs.
+        isolation = Isolation(
+            sandbox="bubblewrap" if found.path else "process",
+            reason=found.reason,
+            memory=held.memory,
+            processes=held.processes,
+            network=network or not found.path,
+            contained=found.path is not None or group is not None,
+            cgroup=None if group is None else group.version,
+            disk=None if disk_bytes is None else "tmpfs" if found.path else "watched",
+            disk_mb=limits.disk_mb,
+        )
+        if on_isolation is not None:
+            on_isolation(isolation)
         finished = supervise(
             argv,
             cwd=root,
@@ -215,24 +231,12 @@ def run_in_sandbox(
             where=where,
             kill_all=group.kill if group else lambda: None,
             over_disk=watch,
+            stop=stop,
         )
         if group is not None:
             finished = dataclasses.replace(finished, oom_kills=group.oom_kills())
     if found.path:
         finished = dataclasses.replace(finished, returncode=bwrap.signal_of(finished.returncode))
-    isolation = Isolation(
-        sandbox="bubblewrap" if found.path else "process",
-        reason=found.reason,
-        memory=held.memory,
-        processes=held.processes,
-        network=network or not found.path,
-        contained=found.path is not None or group is not None,
-        cgroup=None if group is None else group.version,
-        disk=None if disk_bytes is None else "tmpfs" if found.path else "watched",
-        disk_mb=limits.disk_mb,
-    )
-    if on_isolation is not None:
-        on_isolation(isolation)
     capped = held.memory is not None
     return outcome(
         finished,

@@ -37,12 +37,14 @@ def supervise(
     where: str,
     kill_all: Callable[[], None] = lambda: None,
     over_disk: Callable[[], bool] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> Finished:
     """Run ``argv`` (the result fd's number is appended) and watch it until it is done.
 
     ``kill_all`` kills what the process group does not hold (the run's cgroup). ``over_disk``:
     asked on every tick whether the run is past its disk cap (``checks.sandbox.disk.Watch``);
-    True stops it.
+    True stops it. ``stop``: asked on every tick; True stops the child as its deadline would
+    (a long-lived child whose caller's own, shorter deadline passed: ``checks.model.session``).
     """
     result_r, result_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -81,7 +83,7 @@ def supervise(
             # zombie keeps that id from being reused.
             while not _exited(proc.pid):
                 remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if remaining <= 0 or (stop is not None and stop()):
                     timed_out = True
                     break
                 _pump(selector, buffers, out_r, timeout=min(remaining, _TICK_S), skip=exit_fd)

@@ -51,6 +51,27 @@ def pull_request(
     return data
 
 
+def labeled(
+    *, repo: str, number: int, head: str, base: str, author: str, label: str, by: str,
+    head_repo: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """A `pull_request` (or `pull_request_target`: the same payload) `labeled` delivery: the
+    stored PR payload with `label` (shaped as the PR's own `labels` entries) and `sender`."""
+    data = pull_request(
+        "synchronize", repo=repo, number=number, head=head, base=base, author=author,
+        head_ref="pr", head_repo=head_repo,
+    )  # fmt: skip
+    data["action"] = "labeled"
+    for key in ("before", "after"):  # only a push carries them
+        data.pop(key, None)
+    shape = copy.deepcopy(data["pull_request"]["labels"][0])
+    shape.update(name=label, url=f"https://api.github.com/repos/{repo}/labels/{label}")
+    data["label"] = shape
+    data["pull_request"]["labels"].append(shape)
+    data["sender"].update(login=by, type="Bot" if by.endswith("[bot]") else "User")
+    return data
+
+
 def issue_comment(
     action: str,
     *,

@@ -8,8 +8,9 @@ GITHUB_REPOSITORY...) and does one stage of the work:
   check    pull_request: one check (--check) in a child without credentials -> its JSON result
   publish  pull_request: the plan record and results in --results -> published
 
-The trusted side of the fork-safe pair (gradgate-publish.yml, on workflow_run and issue_comment)
-has its own `gate`, `check` and `publish` stages (``trusted``): a fork's upload never decides.
+The trusted side of the fork-safe pair (gradgate-publish.yml, on workflow_run, issue_comment and
+pull_request_target `labeled`) has its own `gate`, `check` and `publish` stages (``trusted``):
+a fork's upload never decides.
 
 An `issue_comment` event is a possible `/recheck`, whatever the stage: it only calls the API and
 never checks out or runs the PR's code. The door translates; the decisions are in bot.github.
@@ -17,6 +18,7 @@ never checks out or runs the PR's code. The door translates; the decisions are i
 settings.py    the environment and the command line -> Settings; the client; log lines
 stages.py      each stage of a pull_request run, and run_action, which picks one for the event
 trusted.py     the trusted side's stages: gate, check, publish (issue 17)
+approvals.py   what approves a fork's head there: `/ok-to-test <sha>`, the `ok-to-test` label
 files.py       the results directory's JSON files and the step's outputs
 publishing.py  a report -> the comment, the statuses and the job summary
 """

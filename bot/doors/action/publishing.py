@@ -32,6 +32,7 @@ def publish(
         head_sha=report.head_sha or head_sha,  # an error before any plan names no head itself
         rerun="pr",
         repo_url=f"{s.server}/{s.need('GITHUB_REPOSITORY')}",
+        docs_url=s.docs_url,
     )
     summary(s, report)
     try:

@@ -3,6 +3,7 @@ the GitHub client they make; and the lines it writes to the job's log."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,10 +11,13 @@ from typing import Any
 
 from gradgate.bot.github.client import Connection, GitHubClient, RetryPolicy
 from gradgate.bot.github.publish import Target
+from gradgate.bot.report.formats import REPO
 from gradgate.bot.templates import render_template
 from gradgate.checks.errors import UsageError
 
 STAGES = ("all", "plan", "check", "publish", "gate")
+_REPO = re.compile(REPO)
+_REF = re.compile(r"(?!.*\.\.)[A-Za-z0-9._/-]{1,200}")  # a tag, branch or SHA, as `uses:` names it
 DEFAULT_BOT = "github-actions[bot]"  # who posts with an Action's GITHUB_TOKEN
 
 
@@ -43,6 +47,20 @@ class Settings:
     @property
     def server(self) -> str:
         return self.env.get("GITHUB_SERVER_URL") or "https://github.com"
+
+    @property
+    def docs_url(self) -> str | None:
+        """gradgate's docs/ folder at the commit of the action that runs (the report's footer
+        links each finding's check page there); None where the runner does not say. A
+        composite action's own steps see GITHUB_ACTION_REPOSITORY and GITHUB_ACTION_REF empty
+        (actions/runner#2473), so action.yml passes them as GRADGATE_ACTION_*."""
+        repo = self.env.get("GRADGATE_ACTION_REPOSITORY") or self.env.get(
+            "GITHUB_ACTION_REPOSITORY"
+        )
+        ref = self.env.get("GRADGATE_ACTION_REF") or self.env.get("GITHUB_ACTION_REF")
+        if not (repo and ref and _REPO.fullmatch(repo) and _REF.fullmatch(ref)):
+            return None
+        return f"{self.server}/{repo}/blob/{ref}/docs"
 
     def target(self, number: int, run_id: str | None) -> Target:
         """Where statuses link: the workflow run (``run_id``), on pull request ``number``."""

@@ -13,7 +13,13 @@ from gradgate.bot.doors.action.publishing import error_statuses, publish
 from gradgate.bot.doors.action.settings import STAGES, Settings, connect, say
 from gradgate.bot.doors.isolated import run_checks
 from gradgate.bot.github.commands import CommentEvent
-from gradgate.bot.github.events import PullRequestEvent, Skip, WorkflowRunEvent, read_event
+from gradgate.bot.github.events import (
+    LabelEvent,
+    PullRequestEvent,
+    Skip,
+    WorkflowRunEvent,
+    read_event,
+)
 from gradgate.bot.github.matrix import github_matrix
 from gradgate.bot.github.publish import Target, publish_pending
 from gradgate.bot.github.recheck import handle_recheck
@@ -46,7 +52,7 @@ def run_action(s: Settings) -> int:
     if isinstance(event, Skip):
         say("skipped", event=event.event, action=event.action, why=str(event.why))
         return 0
-    if isinstance(event, WorkflowRunEvent | CommentEvent) and s.stage in TRUSTED:
+    if isinstance(event, WorkflowRunEvent | CommentEvent | LabelEvent) and s.stage in TRUSTED:
         if s.stage == "check":
             return trusted.check(s)
         return trusted.gate(s, event) if s.stage == "gate" else trusted.publish_trusted(s, event)
@@ -61,10 +67,15 @@ def run_action(s: Settings) -> int:
             run_id=handled.run_id,
         )
         return 0
-    if isinstance(event, WorkflowRunEvent):
-        raise UsageError("a workflow_run event is for the `gate`, `check` and `publish` stages")
+    if isinstance(event, WorkflowRunEvent | LabelEvent):
+        raise UsageError(
+            "workflow_run and pull_request_target events are for the `gate`, `check` and "
+            "`publish` stages"
+        )
     if s.stage == "gate":
-        raise UsageError("the `gate` stage runs on workflow_run and issue_comment events")
+        raise UsageError(
+            "the `gate` stage runs on workflow_run, issue_comment and pull_request_target events"
+        )
     stage = {"all": _gate, "plan": _plan, "check": _check, "publish": _publish_pull}[s.stage]
     return stage(s, event)
 

@@ -1,6 +1,7 @@
 """The trusted side of the fork-safe pair (gradgate-publish.yml, issue 17): the stages that run
 in the base repository's context, with the base's gradgate and the base's config, for a finished
-`pull_request` run of gradgate.yml or an `/ok-to-test <sha>` comment.
+`pull_request` run of gradgate.yml, an `/ok-to-test <sha>` comment, or the `ok-to-test` label
+(``approvals``).
 
   gate     which PR and head (GitHub's event, checked against the API); fetch the head as git
            objects; plan with the base's config; run the checks that only read git objects
@@ -19,18 +20,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
 from typing import Any
 
 from gradgate.bot.config.model import config_hash
+from gradgate.bot.doors.action.approvals import Found, for_comment, for_label, may_write
 from gradgate.bot.doors.action.files import output, read_json, write_json
 from gradgate.bot.doors.action.publishing import error_statuses, left_open, publish
 from gradgate.bot.doors.action.settings import Settings, connect, say
 from gradgate.bot.doors.isolated import run_checks
 from gradgate.bot.git.fetch import BASE_REF, fetch_pull
-from gradgate.bot.github.approval import approved_shas, approver
-from gradgate.bot.github.commands import WRITE_PERMISSIONS, CommentEvent
-from gradgate.bot.github.events import WorkflowRunEvent
+from gradgate.bot.github.approval import approver
+from gradgate.bot.github.commands import CommentEvent
+from gradgate.bot.github.events import LabelEvent, WorkflowRunEvent
 from gradgate.bot.github.fork import CodeChecks, code_checks
 from gradgate.bot.github.ports import GitHubPort, PullRequest
 from gradgate.bot.github.results import CHECK_FILE, PLAN_FILE, merge, plan_record, record_review
@@ -40,7 +41,7 @@ from gradgate.bot.report.load import report_from_json
 from gradgate.bot.templates import render_template
 from gradgate.checks.errors import GradgateError, UsageError
 
-TrustedEvent = WorkflowRunEvent | CommentEvent
+TrustedEvent = WorkflowRunEvent | CommentEvent | LabelEvent
 _NOTHING = "publish=false\nrun=false\n"
 _ERROR_ONLY = "publish=true\nrun=false\n"
 
@@ -49,12 +50,6 @@ class _NoPull(Exception):
     def __init__(self, head_sha: str, why: str) -> None:
         super().__init__(why)
         self.head_sha, self.why = head_sha, why
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Found:
-    pull: PullRequest
-    head_sha: str
 
 
 def gate(s: Settings, event: TrustedEvent) -> int:
@@ -67,7 +62,9 @@ def gate(s: Settings, event: TrustedEvent) -> int:
         output(s, _ERROR_ONLY)
         return 0
     if isinstance(event, CommentEvent):
-        found = _for_comment(port, event, repo=s.need("GITHUB_REPOSITORY"))
+        found = for_comment(port, event, repo=s.need("GITHUB_REPOSITORY"))
+    if isinstance(event, LabelEvent):
+        found = for_label(port, event, repo=s.need("GITHUB_REPOSITORY"))
     if found is None:
         output(s, _NOTHING)
         return 0
@@ -95,8 +92,10 @@ def gate(s: Settings, event: TrustedEvent) -> int:
         _, data = run_checks(dataclasses.replace(request, only=tuple(static)), environ=s.env)
         if data is not None:
             write_json(s.results / CHECK_FILE.format(name="trusted"), data)
-    can_write = _may_write(port)
-    by = approver(port.comments(pull.number), head, may_write=can_write) if code else None
+    can_write = may_write(port)
+    by = found.approver
+    if code and by is None:
+        by = approver(port.comments(pull.number), head, may_write=can_write)
     how = code_checks(
         same_repo=same_repo, author_can_write=can_write(pull.author), approved=bool(by)
     )
@@ -167,7 +166,7 @@ def publish_trusted(s: Settings, event: TrustedEvent) -> int:
         number = formats.positive_int(record.get("pr"), "pr")
         if isinstance(event, WorkflowRunEvent) and head != event.head_sha:
             raise ValueError(f"the plan is for {head}, not for the run's {event.head_sha}")
-        if isinstance(event, CommentEvent) and number != event.number:
+        if isinstance(event, CommentEvent | LabelEvent) and number != event.number:
             raise ValueError(f"the plan is for #{number}, not for #{event.number}")
     except ValueError as exc:
         raise UsageError(f"the gate's plan record: {exc}") from None
@@ -183,7 +182,7 @@ def publish_trusted(s: Settings, event: TrustedEvent) -> int:
     return 0
 
 
-def _for_run(s: Settings, port: GitHubPort, event: WorkflowRunEvent) -> _Found | None:
+def _for_run(s: Settings, port: GitHubPort, event: WorkflowRunEvent) -> Found | None:
     """The PR a finished run of gradgate.yml was for: the number its plan record names (the
     only thing read from it), checked against the branch GitHub says the run was for."""
     path = s.uploaded / PLAN_FILE
@@ -202,26 +201,7 @@ def _for_run(s: Settings, port: GitHubPort, event: WorkflowRunEvent) -> _Found |
         why = dict(head_sha=event.head_sha, head_now=pull.head_sha, why="superseded")
         say("nothing-to-publish", **why)
         return None
-    return _Found(pull, event.head_sha)
-
-
-def _for_comment(port: GitHubPort, event: CommentEvent, *, repo: str) -> _Found | None:
-    """An `/ok-to-test <sha>` comment that approves the PR's head, by someone with write
-    access, on a fork's PR; anything else approves nothing here."""
-    if event.action != "created" or not event.is_pull_request or event.author_type == "Bot":
-        return None
-    pull = port.pull(event.number)
-    nothing = dict(head_sha=pull.head_sha)
-    if pull.head_sha not in approved_shas(event.body):
-        say("nothing-to-publish", **nothing, why="not-approval")
-        return None
-    if port.permission(event.author) not in WRITE_PERMISSIONS:
-        say("nothing-to-publish", **nothing, why="not-trusted")
-        return None
-    if pull.head_repo == repo:
-        say("nothing-to-publish", **nothing, why="same-repository")
-        return None
-    return _Found(pull, pull.head_sha)
+    return Found(pull, event.head_sha)
 
 
 def _request(s: Settings, pull: PullRequest, head: str, *, untrusted: bool) -> Request:
@@ -256,14 +236,3 @@ def _copy_uploaded(s: Settings, code: list[str]) -> None:
         except (UsageError, ValueError, AttributeError, TypeError):
             continue
         write_json(s.results / CHECK_FILE.format(name=f"uploaded-{i}"), data)
-
-
-def _may_write(port: GitHubPort) -> Callable[[str], bool]:
-    known: dict[str, bool] = {}
-
-    def may_write(login: str) -> bool:
-        if login not in known:
-            known[login] = port.permission(login) in WRITE_PERMISSIONS
-        return known[login]
-
-    return may_write

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gradgate.bot.doors.cli.output import emit, progress
+from gradgate.bot.doors.cli.output import docs_url, emit, progress
 from gradgate.bot.templates import render_template
 from gradgate.checks.errors import GradgateError, UsageError
 
@@ -93,6 +93,8 @@ def _default_base(repo_path: Path, head: str) -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from gradgate.bot.pipeline import error_report, run_request
     from gradgate.bot.report.render import render
 
@@ -102,7 +104,7 @@ def _check(args: argparse.Namespace) -> int:
             report = run_request(request, progress=step)
     except GradgateError as exc:
         report = error_report(request, exc)
-    emit(render(report, args.format))
+    emit(render(replace(report, docs_url=docs_url()), args.format))
     return report.verdict.exit_code
 
 

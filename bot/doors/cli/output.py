@@ -11,8 +11,9 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from importlib.metadata import PackageNotFoundError, metadata
 from typing import TextIO
 
 from gradgate.bot.report.render import Report, render
@@ -23,6 +24,24 @@ from gradgate.bot.templates.escape import plain
 EXIT_ERROR = Verdict.ERROR.exit_code
 # Commands whose `--format json` output is a report: their error object is a report too.
 _REPORTS = frozenset({"check", "demo"})
+
+
+def docs_url(urls: Sequence[str] | None = None) -> str | None:
+    """gradgate's docs/ folder as its installed metadata names it (a `Documentation` entry of
+    `[project.urls]`), for the report's links to each check's page; None where it names none
+    (gradgate itself names none: it knows of no host for them), and then the report links none.
+    ``urls``: the metadata's `Project-URL` entries ("Label, URL"); default: the installed ones."""
+    if urls is None:
+        try:
+            urls = metadata("gradgate").get_all("Project-URL") or []
+        except PackageNotFoundError:
+            return None
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        url = url.strip()
+        if label.strip().lower() == "documentation" and url.startswith(("https://", "http://")):
+            return url.rstrip("/")
+    return None
 
 
 def escape_streams() -> None:

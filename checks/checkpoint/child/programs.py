@@ -15,6 +15,7 @@ meta (it reads weights, calls ``.item()``) is built for real instead, and the pa
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
 from typing import Any
 
@@ -44,6 +45,16 @@ def build_meta(request: dict[str, Any], target: Target, device: Any) -> tuple[An
     except Exception as exc:
         reason = f"{type(exc).__name__}: {exc}"[:_MAX_ERROR]
     return load(request, target, device=device).model, reason
+
+
+def warm(request: dict[str, Any], target: Target) -> Any:
+    """Import what building on the meta device will need: torch's symbolic shapes, with sympy,
+    about half as long as ``import torch`` itself. The check asks the head child for it while
+    the base child runs, so that the head's part does not wait for it afterwards."""
+    # Another torch may not have it: the meta build then imports what it needs itself.
+    with contextlib.suppress(ImportError):
+        import torch.fx.experimental.symbolic_shapes  # noqa: F401
+    return None
 
 
 def base(request: dict[str, Any], target: Target) -> Any:

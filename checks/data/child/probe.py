@@ -1,69 +1,29 @@
 """The `data` check's program: build the transform, feed it the input, encode what comes out.
 
-The factory returns the transform (a callable) or a mapping with ``transform`` and optionally
-``inputs`` (a list of the user's own inputs). Without inputs, the synthetic image of
-:func:`synthetic` is offered as a NumPy HWC array, a PIL image, then a CHW uint8 tensor, in
+The factory returns the transform (a callable), a dataset (``dataset``: read at the indices
+asked for), or a mapping with ``transform`` and optionally ``inputs`` (a list of the user's own
+inputs), or with ``dataset`` and optionally ``indices``. Without inputs, the synthetic image of
+``inputs.synthetic`` is offered as a NumPy HWC array, a PIL image, then a CHW uint8 tensor, in
 that order (or the order the request names), and the first form the transform accepts is used.
 Each input goes through the transform twice, with every RNG seeded the same before each call,
-so the parent can tell a changed transform from a nondeterministic one.
+so the parent can tell a changed transform from a nondeterministic one; when the two calls
+differ, ``trace`` finds the user's line where they first did.
 """
 
 from __future__ import annotations
 
-import importlib
 import random
 import sys
 from typing import Any, Callable
 
 from ...sandbox.child import Target, seed_libraries
+from .dataset import classes, indices_for, is_dataset, item_call
+from .encode import agree, encode
+from .inputs import FORMS, as_form, described, synthetic
+from .trace import first_difference
 
-HEIGHT, WIDTH = 24, 32  # not square: a 90° rotation shows in the shape
-FORMS = ("numpy", "pil", "tensor")
-MAX_VALUES = 1_000_000  # per output, so the message stays a few megabytes at most
-
-
-def synthetic(height: int = HEIGHT, width: int = WIDTH) -> list[list[list[int]]]:
-    """H×W×3 uint8 values: channel 0 grows as x², channel 1 as y^1.5, channel 2 with x·y and y,
-    and a marker in the top-left corner, so channel order, flips and rotations all show."""
-    rows = []
-    for y in range(height):
-        v = y / (height - 1)
-        row = []
-        for x in range(width):
-            u = x / (width - 1)
-            pixel = [
-                round(20 + 200 * u * u),
-                round(40 + 180 * v**1.5),
-                round(30 + 60 * v + 120 * u * v),
-            ]
-            if y < 3 and x < 3:
-                pixel = [250, 5, 128]
-            row.append(pixel)
-        rows.append(row)
-    return rows
-
-
-def _module(name: str) -> Any:
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
-
-
-def _as_form(form: str, pixels: list[list[list[int]]]) -> Any:
-    """The image in ``form``, or None where the library it needs is not installed."""
-    if form == "numpy":
-        numpy = _module("numpy")
-        return None if numpy is None else numpy.array(pixels, dtype=numpy.uint8)
-    if form == "pil":
-        image = _module("PIL.Image")
-        if image is None:
-            return None
-        flat = bytes(value for row in pixels for pixel in row for value in pixel)
-        return image.frombytes("RGB", (len(pixels[0]), len(pixels)), flat)
-    import torch
-
-    return torch.tensor(pixels, dtype=torch.uint8).permute(2, 0, 1).contiguous()
+Call = Callable[[], Any]
+_RNG_LIBRARIES = frozenset({"torch", "numpy"})  # seeded by seed_libraries once imported
 
 
 def _seed(seed: int | None) -> None:
@@ -73,115 +33,121 @@ def _seed(seed: int | None) -> None:
     seed_libraries(seed)
 
 
-def _unpack(made: Any) -> tuple[Callable[[Any], Any] | None, Any]:
+def _unpack(made: Any) -> dict[str, Any]:
+    """What the factory returned, as ``transform``, ``dataset``, ``inputs`` and ``indices``."""
     if isinstance(made, dict):
-        return made.get("transform"), made.get("inputs")
-    return made, None
+        return {k: made.get(k) for k in ("transform", "dataset", "inputs", "indices")}
+    if isinstance(made, tuple) and len(made) == 2 and is_dataset(made[0]):
+        return {"dataset": made[0], "indices": made[1]}
+    if is_dataset(made):
+        return {"dataset": made}
+    return {"transform": made}
 
 
-def _twice(transform: Callable[[Any], Any], value: Any, seed: int | None) -> list[Any]:
-    outputs = []
-    for _ in range(2):
-        _seed(seed)
-        outputs.append(encode(transform(value)))
-    return outputs
+class _Runner:
+    """Calls seeded the same, twice each; the first pair that differs is traced."""
+
+    def __init__(self, spec: dict[str, Any], request: dict[str, Any]) -> None:
+        self.seed: int | None = request["seed"]
+        self.tolerance = float(spec.get("tolerance") or 0.0)
+        self.folders = [request["root"], *(spec.get("extra_path") or [])]
+        self.root: str = request["root"]
+        self.unseeded: dict[str, Any] | None = None
+        self.traced = False
+
+    def seeded(self, call: Call) -> Call:
+        def run() -> Any:
+            before = _RNG_LIBRARIES & sys.modules.keys()
+            _seed(self.seed)
+            value = call()
+            if _RNG_LIBRARIES & sys.modules.keys() != before:
+                # The call imported torch or NumPy itself, after they were seeded (a transform
+                # that imports torchvision inside): its draws came from their import-time
+                # state. Call it again now that they are seeded, as every later call will be.
+                _seed(self.seed)
+                value = call()
+            return value
+
+        return run
+
+    def twice(self, call: Call) -> list[Any]:
+        """The first call's encoded outputs, and the second's where they differ (else None)."""
+        run = self.seeded(call)
+        first, second = encode(run()), encode(run())
+        if agree(first, second, self.tolerance):
+            return [first, None]
+        if not self.traced:
+            self.traced = True
+            self.unseeded = first_difference(run, self.folders, self.root)
+        return [first, second]
 
 
 def probe(request: dict[str, Any], target: Target) -> Any:
     spec = request["kwargs"]["data"]
     for folder in reversed(spec.get("extra_path") or []):
         sys.path.insert(1, folder)  # after the revision's root, which stays first
-    seed = request["seed"]
-    _seed(seed)
+    runner = _Runner(spec, request)
+    _seed(runner.seed)
     made = target.load()()
-    transform, inputs = _unpack(made)
+    parts = _unpack(made)
+    transform, dataset = parts.get("transform"), parts.get("dataset")
+    if transform is not None and dataset is not None:
+        return {"problem": {"code": "both"}}
+    if dataset is not None:
+        return _read(runner, dataset, parts.get("indices") or spec.get("indices"))
     if not callable(transform):
         got = type(made).__name__ if transform is None else type(transform).__name__
         return {"problem": {"code": "not-callable", "got": got}}
     to_eval = getattr(transform, "eval", None)
     if callable(to_eval):
         to_eval()  # an nn.Module: eval-style, no dropout or batch statistics
+    inputs = parts.get("inputs")
     if inputs is not None:
         if not isinstance(inputs, (list, tuple)) or not inputs:
             return {"problem": {"code": "bad-inputs", "got": type(inputs).__name__}}
-        runs = [_twice(transform, value, seed) for value in inputs]
-        return {"form": "yours", "runs": runs}
+        runs = [runner.twice(_bound(transform, value)) for value in inputs]
+        return {"form": "yours", "runs": runs, "unseeded": runner.unseeded}
     pixels = synthetic()
     failed: BaseException | None = None
     for form in spec.get("forms") or FORMS:
-        value = _as_form(form, pixels)
+        value = as_form(form, pixels)
         if value is None:
             continue
         try:
-            runs = [_twice(transform, value, seed)]
+            runs = [runner.twice(_bound(transform, value))]
         except Exception as exc:  # this form is not what the transform takes: try the next
             failed = exc
             continue
-        flat = [float(v) for row in pixels for pixel in row for v in pixel]
-        source = {
-            "kind": "synthetic",
-            "dtype": "uint8",
-            "shape": [HEIGHT, WIDTH, 3],
-            "values": flat,
-        }
-        return {"form": form, "runs": runs, "input": source}
+        source = described(pixels)
+        return {"form": form, "runs": runs, "input": source, "unseeded": runner.unseeded}
     if failed is None:
         return {"problem": {"code": "no-form"}}
     raise failed
 
 
-def encode(value: Any, name: str = "output") -> dict[str, Any]:
-    """``value`` as ``{name: {"kind", "dtype", "shape", "values"}}``, mappings and sequences of
-    outputs flattened into ``name.key`` and ``name[i]``."""
-    if isinstance(value, dict):
-        found: dict[str, Any] = {}
-        for key, item in value.items():
-            found.update(encode(item, f"{name}.{key}"))
-        return found
-    if isinstance(value, (list, tuple)) and not _is_number_list(value):
-        found = {}
-        for index, item in enumerate(value):
-            found.update(encode(item, f"{name}[{index}]"))
-        return found
-    return {name: _array(value)}
+def _read(runner: _Runner, dataset: Any, given: Any) -> dict[str, Any]:
+    indices = indices_for(dataset, given)
+    if indices is None:
+        return {"problem": {"code": "bad-indices", "got": repr(given)[:80]}}
+    runs, read = [], []
+    for index in indices:
+        try:
+            runs.append(runner.twice(item_call(dataset, index)))
+        except IndexError:  # the default indices of a short iterable dataset
+            if given is not None:
+                raise
+            break
+        read.append(index)
+    if not runs:
+        return {"problem": {"code": "no-items", "got": repr(indices)[:80]}}
+    return {
+        "form": "dataset",
+        "runs": runs,
+        "labels": [f"index {index}" for index in read],
+        "classes": classes(dataset),
+        "unseeded": runner.unseeded,
+    }
 
 
-def _is_number_list(value: Any) -> bool:
-    return all(isinstance(item, (int, float)) for item in value)
-
-
-def _array(value: Any) -> dict[str, Any]:
-    kind = type(value).__module__.split(".")[0] + "." + type(value).__name__
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(value, torch.Tensor):
-        flat = value.detach().cpu()
-        dtype = str(flat.dtype).replace("torch.", "")
-        shape = list(flat.shape)
-        values = flat.double().flatten().tolist()
-    elif hasattr(value, "getbands") and hasattr(value, "tobytes"):  # a PIL image
-        bands = len(value.getbands())
-        dtype = f"uint8 ({value.mode})"
-        shape = [value.size[1], value.size[0]] + ([bands] if bands > 1 else [])
-        values = [float(b) for b in value.tobytes()] if value.mode in ("RGB", "L", "RGBA") else []
-    elif hasattr(value, "dtype") and hasattr(value, "shape") and hasattr(value, "tolist"):
-        dtype = str(value.dtype)
-        shape = [int(n) for n in value.shape]
-        values = [float(v) for v in value.astype("float64").reshape(-1).tolist()]
-    elif isinstance(value, (int, float, bool)) or (
-        isinstance(value, (list, tuple)) and _is_number_list(value)
-    ):
-        items = list(value) if isinstance(value, (list, tuple)) else [value]
-        dtype = type(items[0]).__name__ if items else "float"
-        shape = [len(items)] if isinstance(value, (list, tuple)) else []
-        values = [float(v) for v in items]
-    else:
-        return {
-            "kind": kind,
-            "dtype": None,
-            "shape": None,
-            "values": None,
-            "repr": repr(value)[:200],
-        }
-    if len(values) > MAX_VALUES:
-        values = values[:MAX_VALUES]
-    return {"kind": kind, "dtype": dtype, "shape": shape, "values": values}
+def _bound(transform: Callable[[Any], Any], value: Any) -> Call:
+    return lambda: transform(value)

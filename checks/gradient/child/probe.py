@@ -18,9 +18,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ...model.child import Problem, call_model, load, prepare
+from ...model.child import Problem, call_model, finish, prepare, variants
 from ...model.child.classes import class_sources
-from ...sandbox.child import Target
+from ...model.child.coverage import recording
+from ...sandbox.child import Target, seed_libraries
 from . import anomaly, graph
 from .loss import BadLoss, floating_tensors, make_loss
 from .watch import Watch, module_hooks, parameter_hooks
@@ -29,12 +30,35 @@ LEARNING_RATE = 1e-3  # plain SGD: enough to open a zero-initialised gate by the
 
 
 def probe(request: dict[str, Any], target: Target) -> dict[str, Any]:
+    # Which of the PR's changed lines the build and the steps ran (issue 20, point 5).
+    with recording(str(request["root"]), request["kwargs"].get("coverage")) as lines:
+        facts = _measure(request, target)
+    if lines is not None and "problem" not in facts:
+        facts["coverage"] = lines.result()
+    return facts
+
+
+def _measure(request: dict[str, Any], target: Target) -> dict[str, Any]:
+    """The facts of the factory's model, or ``{"variants": [facts, ...]}`` for each of its
+    named variants in turn (each from the same seed; ``facts["variant"]`` names it)."""
+    name = None
     try:
         device = prepare(request)
-        loaded = load(request, target, device=device, float32=True)
-        return _Run(loaded, device, request).facts()
+        made = variants(request, target)
+        found = []
+        while made:  # popped, so each variant's model is freed once it is measured
+            name, one = made.pop(0)
+            if name is not None and request["seed"] is not None:
+                seed_libraries(int(request["seed"]))
+            loaded = finish(request, one, device=device, float32=True, variant=name)
+            del one
+            found.append(dict(_Run(loaded, device, request).facts(), variant=name))
+            del loaded
     except Problem as problem:
+        if name is not None:
+            problem.details.setdefault("variant", name)
         return problem.as_json()
+    return found[0] if found[0]["variant"] is None else {"variants": found}
 
 
 class _Run:

@@ -12,7 +12,9 @@ The request's ``kwargs["model"]`` is ``ModelSpec.as_request()`` plus ``extra_pat
 config's folder, given with --config); the entrypoint itself is the sandbox's ``target``.
 
 What the factory may return: the model; ``(model, inputs)``; or a mapping with ``model``,
-``inputs`` and optionally ``loss`` (a callable on the outputs). Inputs are a tensor, a tuple or
+``inputs`` and optionally ``loss`` (a callable on the outputs); or a mapping of named variants,
+``{"default": ..., "flash": ...}``, each one of those (``variants`` gives them all, ``load`` the
+first; ``coverage`` records which changed lines they ran). Inputs are a tensor, a tuple or
 list of positional arguments, or a mapping of keyword arguments; the config's ``inputs`` spec
 replaces them, and without either the model's ``example_input_array`` (Lightning's convention)
 is used. Anything else raises :class:`Problem`, which a program returns as
@@ -25,9 +27,11 @@ from .build import (
     Loaded,
     Problem,
     call_model,
+    finish,
     load,
     prepare,
     unwrap,
+    variants,
 )
 from .probe import cuda_available, inspect_model
 from .specs import ARGS_KEY, TARGET_KEY, instantiate, locate
@@ -41,10 +45,12 @@ __all__ = [
     "Problem",
     "call_model",
     "cuda_available",
+    "finish",
     "inspect_model",
     "instantiate",
     "load",
     "locate",
     "prepare",
     "unwrap",
+    "variants",
 ]

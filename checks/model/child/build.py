@@ -80,12 +80,44 @@ def load(request: dict[str, Any], target: Target, *, device: Any, float32: bool 
     """Build the model and its inputs as the ``model`` spec says; train mode, on ``device``.
 
     ``float32``: cast floating parameters, buffers and inputs to fp32 (the gradient check).
+    A factory that returns named variants gives its first one here (see :func:`variants`).
     """
+    name, made = variants(request, target)[0]
+    return finish(request, made, device=device, float32=float32, variant=name)
 
+
+def variants(request: dict[str, Any], target: Target) -> list[tuple[str | None, Any]]:
+    """Call the factory (or build the spec) once: ``[(None, made)]``, or, when it returns a
+    mapping of named variants (``{"default": model, "flash": (model, inputs)}``: no `model`
+    key, every key a name), each ``(name, made)`` in the mapping's order."""
     spec = request["kwargs"]["model"]
     for folder in reversed(spec.get("extra_path") or []):
         sys.path.insert(1, folder)  # after the revision's root, which stays first
     made = instantiate(spec["build"]) if spec.get("build") is not None else target.load()()
+    named = isinstance(made, dict) and bool(made) and all(isinstance(k, str) for k in made)
+    if named and not set(made) & set(RETURN_KEYS):
+        return list(made.items())
+    return [(None, made)]
+
+
+def finish(
+    request: dict[str, Any],
+    made: Any,
+    *,
+    device: Any,
+    float32: bool = False,
+    variant: str | None = None,
+) -> Loaded:
+    """One factory result (or variant) -> the Loaded model, on ``device``, in train mode."""
+    try:
+        return _finish(request["kwargs"]["model"], made, device, float32)
+    except Problem as problem:
+        if variant is not None:
+            problem.details["variant"] = variant  # the parent's words name it
+        raise
+
+
+def _finish(spec: dict[str, Any], made: Any, device: Any, float32: bool) -> Loaded:
     model, inputs, loss = _unpack(made)
     model = unwrap(model)
     inputs_from = "factory"

@@ -1,8 +1,13 @@
-"""Fuzz: 1,000+ mutated deliveries (payloads and headers) never get a 5xx, and the server lives."""
+"""Fuzz: mutated deliveries (payloads and headers) never get a 5xx, and the server lives.
+
+The suite sends 200 (about 0.1 s each on a busy 2-core machine, where 1,000 took two minutes);
+GRADGATE_TEST_FUZZ_EXAMPLES=1000 sends that many.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from gradgate.bot.app.signature import sign
@@ -10,6 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.bot.app.conftest import SECRET, LiveServer, on_pull_request, payload
+
+EXAMPLES = int(os.environ.get("GRADGATE_TEST_FUZZ_EXAMPLES", "200"))
 
 BASES = [
     ("pull_request", payload("pull_request/opened")),
@@ -100,7 +107,7 @@ def test_no_mutated_delivery_gets_a_5xx_and_the_server_stays_up(live: LiveServer
     seen: dict[int, int] = {}
 
     @settings(
-        max_examples=1_000,
+        max_examples=EXAMPLES,
         deadline=None,
         database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -113,7 +120,7 @@ def test_no_mutated_delivery_gets_a_5xx_and_the_server_stays_up(live: LiveServer
         assert answer.status_code < 500, (answer.status_code, answer.text, headers)
 
     send()
-    assert sum(seen.values()) >= 1_000
+    assert sum(seen.values()) >= EXAMPLES
     assert {202, 204, 400, 401} <= set(seen), seen  # the fuzz reached every branch
     assert live.client.get("/health").status_code == 200
     good = live.deliver("pull_request", payload("pull_request/opened"))

@@ -193,7 +193,9 @@ class AppWorld:
         self.workers.append(proc)
         return proc
 
-    def wait_until(self, done: Callable[[], bool], *, timeout_s: float = 60) -> None:
+    def wait_until(self, done: Callable[[], bool], *, timeout_s: float = 240) -> None:
+        # A job on a loaded 2-core machine (a git fetch, a check child) can take over a minute;
+        # the test's own limit (pytest-timeout, 300 s) stays the last word.
         deadline = time.monotonic() + timeout_s
         while not done():
             assert time.monotonic() < deadline, "timed out"
@@ -243,6 +245,7 @@ def make_world(
         private_key=pem,
         api_url=github.url,
         lease_s=settings.lease_s,
+        docs_url=settings.docs_url,
     )
     live = LiveServer(Queues(settings, serving=True))
     live.start()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -447,11 +446,10 @@ BILLION_LAUGHS = "l0: &l0 lol\n" + "".join(
 )
 
 
+@pytest.mark.timeout(30)  # expanded, it would take hours; refused, milliseconds
 def test_billion_laughs_is_refused_quickly() -> None:
-    started = time.perf_counter()
     error = _error(BILLION_LAUGHS)
 
-    assert time.perf_counter() - started < 5
     assert "expands to more than 50,000 values through anchors, aliases" in error.message
 
 
@@ -482,11 +480,10 @@ def test_a_long_config_without_anchors_is_not_blamed_on_anchors() -> None:
     assert config.zones[-1].paths == ("src/z9999/**", "docs/z9999.md")
 
 
+@pytest.mark.timeout(30)
 def test_an_alias_inside_its_own_anchor_is_refused_quickly() -> None:
-    started = time.perf_counter()
     error = _error("x: &a [*a]\n")
 
-    assert time.perf_counter() - started < 5
     assert error.message == "the YAML nests more than 50 levels deep (or an alias contains itself)"
 
 

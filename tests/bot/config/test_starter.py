@@ -352,3 +352,17 @@ def test_files_with_datasets_transforms_or_image_decoding_get_a_data_zone() -> N
     assert zone.checks == ("protected", "dl-lint")
     assert "# - data  # set `data:` above first" in text
     assert "2 files define datasets or transforms, or decode images" in text
+
+
+def test_the_perf_and_metrics_gates_are_suggested_commented_out_with_a_working_example() -> None:
+    text = starter_config(NANOGPT)
+
+    assert "#   perf     blocks a PR whose training step is certainly slower" in text
+    start = text.index("#     metrics:\n")
+    block = text[start:].split("\n\n", 1)[0]
+    example = yaml.safe_load(re.sub(r"^#   ", "", block, flags=re.M))
+    config = load_config(yaml.safe_dump({"checks": example}))
+    metrics = config.settings_for("metrics")
+    assert metrics.measure == "latency"  # type: ignore[attr-defined]
+    assert set(metrics.rules) == {"accuracy", "latency_ms_p95"}  # type: ignore[attr-defined]
+    assert not any(line.startswith(("perf", "metrics")) for line in text.splitlines())

@@ -9,6 +9,10 @@ from gradgate.bot.config import yaml_lines
 from gradgate.bot.config.yaml_lines import read_marked
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "config.example.yaml"
+# More brackets than the cap under which text goes to libyaml unmeasured, nesting 3 deep.
+SHALLOW_BUT_LONG = "zones:\n" + "".join(
+    f"  - {{name: z{i}, paths: [src/z{i}/**], checks: [protected]}}\n" for i in range(700)
+)
 
 
 @pytest.mark.parametrize(
@@ -21,8 +25,9 @@ EXAMPLE = Path(__file__).resolve().parents[3] / "config.example.yaml"
         "\tversion: 1\n",
         "",
         "[" * 3000 + "]" * 3000,  # deep flow nesting stays on the Python composer
+        SHALLOW_BUT_LONG,
     ],
-    ids=["example", "aliases", "duplicate-names", "unclosed", "tab", "empty", "deep-flow"],
+    ids=["example", "aliases", "duplicate-names", "unclosed", "tab", "empty", "deep-flow", "long"],
 )
 def test_libyaml_composition_reads_exactly_what_pyyaml_reads(
     text: str, monkeypatch: pytest.MonkeyPatch
@@ -46,3 +51,11 @@ def test_valid_configs_are_composed_by_libyaml(monkeypatch: pytest.MonkeyPatch) 
     assert read_marked("version: 1\n").value == {"version": 1}
     assert calls == ["version: 1\n"]
     assert real("[" * 3000) is None  # refused before libyaml sees it
+    assert real("[" * 3000 + "]" * 3000) is None  # measured, too deep for libyaml's composer
+
+
+def test_a_long_config_that_nests_shallowly_is_composed_by_libyaml() -> None:
+    if yaml_lines._C_LOADER is None:
+        pytest.skip("PyYAML was built without libyaml")
+    assert SHALLOW_BUT_LONG.count("[") + SHALLOW_BUT_LONG.count("{") > yaml_lines._C_MAX_BRACKETS
+    assert yaml_lines._compose_in_c(SHALLOW_BUT_LONG) is not None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -473,17 +474,52 @@ def test_code_change_in_the_same_zone_runs_the_gradient_check_which_needs_the_mo
     assert "`gradient` needs your model, and .gradgate.yml has no `model:` block" in out
 
 
-def test_progress_names_only_the_steps_that_are_slow() -> None:
+class _Clock:
+    """Stands in for `threading.Timer`: time passes only when the test says so, so a busy
+    machine cannot fire a step's timer before the next step replaces it."""
+
+    def __init__(self) -> None:
+        self.timers: list[_Clock.Timer] = []
+
+    def __call__(self, interval: float, function: Callable[[], object]) -> _Clock.Timer:
+        timer = _Clock.Timer(interval, function)
+        self.timers.append(timer)
+        return timer
+
+    def advance(self, seconds: float) -> None:
+        for timer in self.timers:
+            if not timer.cancelled and timer.interval <= seconds:
+                timer.cancelled = True
+                timer.function()
+
+    class Timer:
+        def __init__(self, interval: float, function: Callable[[], object]) -> None:
+            self.interval, self.function, self.cancelled = interval, function, False
+            self.daemon = False
+
+        def start(self) -> None:
+            pass
+
+        def cancel(self) -> None:
+            self.cancelled = True
+
+
+def test_progress_names_only_the_steps_that_are_slow(monkeypatch: pytest.MonkeyPatch) -> None:
     import io
-    import time
 
-    from gradgate.bot.doors.cli.output import progress as _progress
+    from gradgate.bot.doors.cli import output
 
+    clock = _Clock()
+    monkeypatch.setattr(output.threading, "Timer", clock)
     stream = io.StringIO()
-    with _progress(stream, after_s=0.2) as step:
-        step("reading the diff")  # replaced before its time is up: never printed
+    with output.progress(stream, after_s=0.2) as step:
+        step("reading the diff")
+        clock.advance(0.1)  # replaced before its time is up: never printed
         step("running protected")
-        time.sleep(0.6)
+        clock.advance(0.1)
+        assert stream.getvalue() == ""
+        clock.advance(0.2)
+    clock.advance(60)  # nothing left to say once the run is over
     assert stream.getvalue() == "gradgate: running protected…\n"
 
 

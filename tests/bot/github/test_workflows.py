@@ -105,7 +105,9 @@ def test_the_checks_workflow_is_read_only_and_the_publisher_never_checks_out(
     ]
     assert checkouts and all("ref" not in step.get("with", {}) for step in checkouts)
     assert publish["permissions"] == {}
-    assert set(publish[True]) == {"workflow_run", "issue_comment"}  # YAML 1.1 reads `on` as True
+    # YAML 1.1 reads `on` as True; of pull_request_target, only a label put on (`ok-to-test`)
+    assert set(publish[True]) == {"workflow_run", "issue_comment", "pull_request_target"}
+    assert publish[True]["pull_request_target"] == {"types": ["labeled"]}
 
 
 def test_init_workflows_needs_a_pinned_action(

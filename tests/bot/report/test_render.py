@@ -98,6 +98,7 @@ def failing_report() -> Report:
         config_source=".gradgate.yml at base 1111111",
         rerun="pr",
         repo_url="https://github.com/octo/tiny",
+        docs_url="https://github.com/acme/gradgate/blob/v1.2.0/docs",  # the Action's own ref
     )
 
 

@@ -175,7 +175,7 @@ def _unset(report: Report) -> set[str]:
 
 # Set by each door, after the JSON is read: how to re-run and where files link to.
 _DOOR_FIELDS = {"Report.base_ref", "Report.head_ref", "Report.rerun", "Report.repo_url",
-                "Report.options"}  # fmt: skip
+                "Report.options", "Report.docs_url"}  # fmt: skip
 
 
 def test_the_report_sets_every_field_the_json_carries() -> None:

@@ -161,3 +161,22 @@ def test_equal_headers_mean_equal_signatures_and_odd_ones_are_not_trusted() -> N
     assert headers(multi) == [b"classA:", b"defm(self,a,#firstb,):"]
     assert headers(b'def f(x=")", y={1: 2}):\n    pass\n') is None  # a ")" in a string
     assert headers(b"def f(x): return x\n") is None  # a one-line def: parse it
+
+
+def test_a_renamed_parameter_is_not_a_changed_default() -> None:
+    # `theta=10000.0` replaced by `device=None` (the signature was rewritten): the caller
+    # sees a rename, not `device`'s default changing from 10000.0.
+    found = change("def f(self, dim, theta=10000.0): ...", "def f(self, config, device=None): ...")
+    assert found is not None
+    assert found.renamed == {"dim": "config", "theta": "device"}
+    assert found.defaults == ()
+
+
+def test_a_keyword_a_kwargs_head_takes_is_absorbed_not_removed() -> None:
+    base = "def f(x, use_cache=False, **kwargs): ..."
+    assert said(base, "def f(x, **kwargs): ...", "f(a, use_cache=True)") == [
+        ("absorbed", "use_cache", "use_cache", None)
+    ]
+    assert said(base, "def f(x): ...", "f(a, use_cache=True)") == [
+        ("removed", "use_cache", "use_cache", None)
+    ]

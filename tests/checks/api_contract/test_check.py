@@ -289,6 +289,41 @@ def test_a3_removed_parameter_blocks_keyword_callers(repo: GitRepo) -> None:
     )
 
 
+ATTENTION = """\
+class Attention:
+    def forward(self, hidden, mask=None, use_cache=False, **kwargs):
+        return hidden
+"""
+LAYER = """\
+from pkg.attention import Attention
+
+
+class Layer:
+    def __init__(self):
+        self.attn = Attention()
+
+    def forward(self, hidden, **kwargs):
+        return self.attn.forward(hidden=hidden, mask=None, use_cache=True, **kwargs)
+"""
+
+
+def test_a_removed_keyword_that_lands_in_kwargs_warns_and_does_not_block(repo: GitRepo) -> None:
+    # A model library dropped `use_cache` from an attention `forward` that takes `**kwargs`;
+    # its callers still pass it: nothing raises, the value is just no longer used.
+    head = ATTENTION.replace("mask=None, use_cache=False, **kwargs", "mask=None, **kwargs")
+    result = pull_request(
+        repo,
+        {"pkg/__init__.py": "", "pkg/attention.py": ATTENTION, "pkg/layer.py": LAYER},
+        {"pkg/attention.py": head},
+        zone=("pkg/attention.py",),
+    )
+    finding = only(result, "parameter-removed")
+    assert finding.severity is Severity.WARNING
+    assert "TypeError" not in finding.message and "`**kwargs`" in finding.message
+    assert f"pkg/layer.py:{line_of(LAYER, 'use_cache=True')}" in finding.message
+    assert result.outcome is Outcome.WARN
+
+
 def test_a3_a_rename_nobody_calls_by_keyword_is_a_note(repo: GitRepo) -> None:
     head = LOSSES.replace("def loss(targets, preds,", "def loss(target, preds,").replace(
         "preds, targets)\n\n\ndef _private", "preds, target)\n\n\ndef _private"
@@ -548,3 +583,15 @@ def test_a_parameter_made_keyword_only_blocks_positional_callers(repo: GitRepo) 
     assert finding.severity is Severity.BLOCKING and "TypeError" in finding.message
     assert finding.details is not None
     assert "`w` is passed positionally to `weight`, now keyword-only" in finding.details
+
+
+def test_a_caller_with_a_non_ascii_name_is_still_found(repo: GitRepo) -> None:
+    base = "def läuft(targets, preds):\n    return targets - preds\n"
+    user = "from pkg.losses import läuft\n\n\ndef run(y, out):\n    return läuft(y, out)\n"
+    result = pull_request(
+        repo,
+        {"pkg/__init__.py": "", "pkg/losses.py": base, "pkg/user.py": user},
+        {"pkg/losses.py": base.replace("(targets, preds)", "(preds, targets)")},
+    )
+    finding = only(result, "signature-reordered")
+    assert finding.severity is Severity.BLOCKING and "pkg/user.py:5" in finding.message

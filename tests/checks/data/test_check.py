@@ -102,5 +102,8 @@ def test_an_unseeded_rng_at_head_is_a_warning(tmp_path: Path) -> None:
         "        return image[[2, 1, 0]].float() / 255 + noise",
     )
     result = checked(tmp_path, head, base=BASE)
-    kinds = {(f.kind, f.severity) for f in result.findings}
-    assert ("data-nondeterministic", Severity.WARNING) in kinds
+    (warning,) = [f for f in result.findings if f.kind == "data-nondeterministic"]
+    assert warning.severity is Severity.WARNING
+    # the line that draws, named and linked
+    assert "`pipeline.py:7` (`noise = random.Random().random()`)" in warning.message
+    assert (warning.file, warning.line) == ("pipeline.py", 7)

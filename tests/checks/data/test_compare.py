@@ -1,18 +1,20 @@
 """Each difference the `data` check names, from transforms run in this process on the synthetic
-image (pure-tensor and NumPy transforms: torchvision does not load with the pinned torch here,
-and PIL is not installed, so PIL inputs are covered by the sandbox tests only where present)."""
+image (pure-tensor and NumPy transforms here; PIL-only ones in test_pil.py; torchvision is not
+installed, so its random transforms are stood in for by tensor code that draws as they do)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 from gradgate.checks.base import Outcome, Severity
 from gradgate.checks.data.check import DataCheck
-from gradgate.checks.data.child.probe import encode, synthetic
+from gradgate.checks.data.child import encode, synthetic
 from gradgate.checks.data.settings import AllowRule, DataSettings
 
 MEAN = torch.tensor([0.485, 0.456, 0.406])[:, None, None]
@@ -68,7 +70,8 @@ def test_swapped_channels_are_named_bgr_rgb() -> None:
         (lambda x: x.flip(2).float() / 255, "flipped left–right"),
         (lambda x: x.flip(1).float() / 255, "flipped upside down"),
         (lambda x: torch.rot90(x, 1, (1, 2)).float() / 255, "rotated 90° counter-clockwise"),
-        (lambda x: (x.float() / 255)[:, :12, :], "shape (3, 24, 32) → (3, 12, 32)"),
+        (lambda x: (x.float() / 255)[:, :12, :], "cropped by 12 px in height (24×32 → 12×32)"),
+        (lambda x: (x.float() / 255).flatten()[:100], "shape (3, 24, 32) → (100)"),
     ],
 )
 def test_each_difference_is_named(head: Callable[[Any], Any], words: str) -> None:
@@ -143,3 +146,105 @@ def test_a_swap_and_a_new_normalization_name_both() -> None:
     message = said(lambda x: (x.flip(0).float() / 255 - MEAN) / STD)
     assert "BGR ↔ RGB" in message
     assert "normalization changed" in message
+
+
+def dataset_measured(labels: list[int], classes: dict[str, int] | None = None) -> dict[str, Any]:
+    images = [tensor_image().float() / 255 + i for i in range(len(labels))]
+    runs = [[encode((image, label)), None] for image, label in zip(images, labels, strict=True)]
+    named = [f"index {i}" for i in range(len(labels))]
+    return {"form": "dataset", "runs": runs, "labels": named, "classes": classes}
+
+
+def test_renumbered_classes_are_named_as_one_mapping() -> None:
+    result = DataCheck().judge(
+        dataset_measured([0, 1, 2, 0]), dataset_measured([2, 1, 0, 2]), DataSettings()
+    )
+    assert result.outcome is Outcome.FAIL
+    (finding,) = result.findings  # the images are equal: one finding, about the targets
+    assert finding.message.startswith("`output[1]` changed")
+    assert "class indices renumbered: base 0 → head 2, base 2 → head 0 (3 of 4 samples)" in (
+        finding.message
+    )
+
+
+def test_a_target_changed_for_one_sample_names_the_sample() -> None:
+    result = DataCheck().judge(
+        dataset_measured([0, 1, 1, 0]), dataset_measured([0, 1, 3, 0]), DataSettings()
+    )
+    (finding,) = result.findings
+    assert "targets changed for 1 of 4 samples (index 2: 1 → 3)" in finding.message
+
+
+def test_a_changed_class_to_idx_names_the_classes() -> None:
+    result = DataCheck().judge(
+        dataset_measured([0, 1], {"cat": 0, "dog": 1}),
+        dataset_measured([1, 0], {"cat": 1, "dog": 0}),
+        DataSettings(),
+    )
+    messages = " ".join(f.message for f in result.findings)
+    assert "class-index mapping changed: `cat` 0 → 1, `dog` 1 → 0" in messages
+    assert "base 0 → head 1, base 1 → head 0" in messages
+
+
+def test_an_allow_rule_for_labels_covers_a_renumbering() -> None:
+    rule = AllowRule(change="labels", reason="classes sorted by name now")
+    result = DataCheck().judge(
+        dataset_measured([0, 1]), dataset_measured([1, 0]), DataSettings(allow=(rule,))
+    )
+    assert result.outcome is Outcome.PASS
+    assert "classes sorted by name now" in result.findings[0].message
+
+
+def rotated(x: torch.Tensor, degrees: float) -> torch.Tensor:
+    """``x`` (CHW float) turned counter-clockwise as seen, as torchvision's ``rotate`` does."""
+    t = math.radians(degrees)
+    height, width = x.shape[-2:]
+    ratio = height / width
+    theta = torch.tensor(
+        [[math.cos(t), -math.sin(t) * ratio, 0], [math.sin(t) / ratio, math.cos(t), 0]]
+    )
+    grid = F.affine_grid(theta[None], [1, *x.shape], align_corners=False)
+    return F.grid_sample(x[None], grid, align_corners=False)[0]
+
+
+@pytest.mark.parametrize(
+    ("head", "words"),
+    [
+        (lambda x: rotated(x.float() / 255, 5), "rotated ~5° counter-clockwise"),
+        (lambda x: rotated(x.float() / 255, -3), "rotated ~3° clockwise"),
+        (
+            lambda x: (x.float() / 255)[:, 2:22, 3:29],
+            "cropped by 4 px in height and 6 px in width (24×32 → 20×26), "
+            "shifted 3 px right and 2 px down (the crop window moved)",
+        ),
+        (
+            lambda x: F.interpolate(x[None].float() / 255, size=(12, 16), mode="bilinear")[0],
+            "resized ×0.5 (24×32 → 12×16)",
+        ),
+    ],
+)
+def test_a_small_rotation_crop_or_resize_is_estimated(
+    head: Callable[[Any], Any], words: str
+) -> None:
+    message = said(head)
+    assert f"head's image is {words} relative to base's" in message
+
+
+def test_a_crop_window_moved_at_the_same_size_is_named_with_the_shift() -> None:
+    message = said(
+        lambda x: (x.float() / 255)[:, 0:20, 0:28], base=lambda x: (x.float() / 255)[:, 2:22, 2:30]
+    )
+    assert "shifted 2 px left and 2 px up (the crop window moved)" in message
+
+
+@pytest.mark.parametrize(
+    ("mode", "size"),  # not "area" at ×0.5: it averages the pixels bilinear's samples do
+    [("nearest", (12, 16)), ("bicubic", (12, 16)), ("nearest", (48, 64)), ("area", (48, 64))],
+)
+def test_a_changed_resize_interpolation_is_named(mode: str, size: tuple[int, int]) -> None:
+    def resize(how: str) -> Callable[[Any], Any]:
+        return lambda x: F.interpolate(x[None].float() / 255, size=size, mode=how)[0]
+
+    message = said(resize(mode), base=resize("bilinear"))
+    assert "the resize interpolation (or antialiasing) changed" in message
+    assert "shifted" not in message

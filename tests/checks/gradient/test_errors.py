@@ -85,7 +85,8 @@ def test_a_factory_that_returns_the_wrong_type_says_what_it_must_return(tmp_path
 
     assert said.startswith(
         "`model.py:build` at base returned str; a model factory returns an `nn.Module`, "
-        "`(model, inputs)`, or a mapping with `model`, `inputs` and optionally `loss`."
+        "`(model, inputs)`, or a mapping with `model`, `inputs` and optionally `loss`, or a "
+        "mapping of named variants (`{'default': ..., 'flash': ...}`), each one of those."
     )
 
 

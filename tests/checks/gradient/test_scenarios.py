@@ -43,7 +43,8 @@ def revisions(tmp_path_factory: pytest.TempPathFactory) -> Revisions:
 
 @pytest.fixture(scope="module")
 def measured(revisions: Revisions) -> Measured:
-    return measure(revisions.context(AUTO), AUTO)
+    base, head = measure(revisions.context(AUTO), AUTO)
+    return base.variants[0], head.variants[0]
 
 
 @pytest.fixture(scope="module")

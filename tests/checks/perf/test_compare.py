@@ -4,23 +4,24 @@ from __future__ import annotations
 
 import pytest
 from gradgate.checks.perf.child import clock_for
+from gradgate.checks.perf.child.memory import meter_for, tensor_peak
 from gradgate.checks.perf.compare import interval, judge
 
 
 @pytest.mark.parametrize(
     ("base", "head", "verdict"),
     [
-        ([1.0, 1.0, 1.0, 1.0, 1.0], [4.0, 3.8, 4.1, 3.9, 4.2], "slower"),
+        ([1.0, 1.0, 1.0, 1.0, 1.0], [4.0, 3.8, 4.1, 3.9, 4.2], "beyond"),
         ([1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.02, 0.98, 1.01, 0.99], "ok"),
         ([1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.6, 0.9, 1.5, 1.0], "noisy"),
-        ([1.0, 1.0, 1.0, 1.0, 1.0], [1.2, 1.2, 1.2, 1.2, 1.2], "slower"),
+        ([1.0, 1.0, 1.0, 1.0, 1.0], [1.2, 1.2, 1.2, 1.2, 1.2], "beyond"),
         ([1.0, 1.0, 1.0, 1.0, 1.0], [1.1, 1.1, 1.1, 1.1, 1.1], "ok"),
     ],
 )
 def test_the_verdict_follows_the_interval_against_max_slowdown(
     base: list[float], head: list[float], verdict: str
 ) -> None:
-    timing = judge("train", base, head, max_slowdown=1.15, confidence=0.95)
+    timing = judge("train", base, head, limit=1.15, confidence=0.95)
 
     assert timing.verdict == verdict
     assert timing.low <= timing.ratio <= timing.high
@@ -30,7 +31,7 @@ def test_a_machine_that_slows_down_for_a_while_cancels_out_round_by_round() -> N
     base = [1.0, 3.0, 1.0, 3.0, 1.0]  # a busy neighbour in rounds 1 and 3, on both sides
     head = [1.0, 3.0, 1.0, 3.0, 1.0]
 
-    timing = judge("train", base, head, max_slowdown=1.15, confidence=0.95)
+    timing = judge("train", base, head, limit=1.15, confidence=0.95)
 
     assert (timing.ratio, timing.low, timing.high, timing.verdict) == (1.0, 1.0, 1.0, "ok")
 
@@ -48,3 +49,26 @@ def test_cuda_steps_are_timed_with_events_and_cpu_steps_with_perf_counter(
     device: str, clock: str
 ) -> None:
     assert clock_for(device) == clock
+
+
+@pytest.mark.parametrize(
+    ("device", "meter"), [("cpu", "tensor-peak"), ("cuda", "cuda-max-allocated")]
+)
+def test_cuda_peak_memory_comes_from_its_allocator_and_cpu_peak_from_counted_tensors(
+    device: str, meter: str
+) -> None:
+    assert meter_for(device) == meter
+
+
+def test_the_cpu_meter_counts_the_tensors_a_step_keeps_alive_at_once() -> None:
+    import torch
+
+    weights = torch.zeros(1000)  # 4,000 bytes alive before the step
+
+    def step() -> None:
+        first = torch.ones(250_000)  # 1 MB
+        second = first * 2  # another 1 MB while the first is alive
+        del first, second
+        torch.ones(250_000)  # 1 MB again, after both were freed
+
+    assert tensor_peak([step], [weights]) == 4_000 + 2_000_000

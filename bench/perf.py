@@ -1,0 +1,129 @@
+"""Benchmark: the perf check against bare children running the same measured steps.
+
+The work: at base and at head, ``ROUNDS`` times, build the model and run the measured steps
+(``WARMUP`` + ``STEPS`` training steps, forward, loss, backward, SGD; then as many inference
+passes). The baseline: one fresh, unsandboxed Python process per revision and round
+(interpreter start and torch import included) doing exactly that. The check runs as
+`PerfCheck().run` in a fresh process on a two-commit git repo: a checkout per revision, a
+sandboxed child per revision and round (which also times each top-level module and counts a
+step's peak memory), and the judgement. Figure: wall time as a ratio to the bare children's.
+The head revision's hidden layer is 4× wider, and the run checks that the check blocked it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.data import git, timed
+from bench.gradient import figure
+
+RUNS = 2  # best of: the machine may be shared
+TIME_TARGET = 1.3
+ROUNDS, WARMUP, STEPS = 3, 2, 10
+
+MODEL = """\
+import torch
+from torch import nn
+
+
+def build():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(256, {hidden}), nn.ReLU(), nn.Linear({hidden}, 256))
+    return model, torch.randn(256, 256)
+"""
+BARE = """\
+import sys
+import torch
+sys.path.insert(0, sys.argv[1])
+from model import build
+model, x = build()
+optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+model.train()
+for _ in range(int(sys.argv[2])):
+    model(x).square().mean().backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+model.eval()
+with torch.no_grad():
+    for _ in range(int(sys.argv[2])):
+        model(x)
+print("ok")
+"""
+
+
+def build_repo(root: Path) -> tuple[str, str]:
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "model.py").write_text(MODEL.format(hidden=512), encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    base = git(root, "rev-parse", "HEAD")
+    (root / "model.py").write_text(MODEL.format(hidden=2048), encoding="utf-8")
+    git(root, "commit", "-q", "-am", "head")
+    return base, git(root, "rev-parse", "HEAD")
+
+
+def the_check(repo: Path, base: str, head: str) -> dict[str, Any]:
+    """In this fresh process: the perf check on the two commits, as the pipeline runs it."""
+    from gradgate.bot.git.repository import GitRepository
+    from gradgate.checks.base import CheckContext
+    from gradgate.checks.model.spec import ModelSpec
+    from gradgate.checks.perf.check import PerfCheck
+    from gradgate.checks.perf.settings import PerfSettings
+
+    settings = PerfSettings(memory_mb=None, device="cpu", rounds=ROUNDS, warmup=WARMUP,
+                            steps=STEPS)  # fmt: skip
+    ctx = CheckContext(
+        base_sha=base, head_sha=head, changes=(), source=GitRepository(repo), settings=settings,
+        model=ModelSpec(entrypoint="model.py:build"), python=sys.executable,
+    )  # fmt: skip
+    result = PerfCheck().run(ctx)
+    caught = any(f.kind in ("perf-slower", "perf-memory-growth") for f in result.findings)
+    return {"outcome": str(result.outcome), "caught": caught, "summary": result.summary}
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--check"]:
+        print(json.dumps(the_check(Path(argv[1]), argv[2], argv[3])))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="gradgate-bench-") as tmp:
+        folder = Path(tmp)
+        base, head = build_repo(folder / "repo")
+        for revision, hidden in (("base", 512), ("head", 2048)):
+            (folder / revision).mkdir()
+            (folder / revision / "model.py").write_text(
+                MODEL.format(hidden=hidden), encoding="utf-8"
+            )
+        bare: list[float] = []
+        check: list[float] = []
+        result: dict[str, Any] = {}
+        steps = str(WARMUP + STEPS)
+        for _ in range(RUNS):  # interleaved, so a busy spell hits both
+            bare.append(
+                sum(
+                    timed([sys.executable, "-c", BARE, str(folder / rev), steps])[0]
+                    for _ in range(ROUNDS)
+                    for rev in ("base", "head")
+                )
+            )
+            wall, out = timed(
+                [sys.executable, "-m", "bench.perf", "--check", str(folder / "repo"), base, head]
+            )
+            check.append(wall)
+            result = json.loads(out.strip().splitlines()[-1])
+    print(f"bare children ({ROUNDS} rounds, one per revision each): {min(bare):.2f} s")
+    print(f"perf check ({result['outcome']}: {result['summary']}): {min(check):.2f} s; "
+          f"best of {RUNS} each")  # fmt: skip
+    if not result["caught"]:
+        print("the check missed the 4× wider hidden layer", file=sys.stderr)
+        return 1
+    print(figure("perf_time_vs_bare_children", min(check) / min(bare), TIME_TARGET))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,264 @@
+"""One sandboxed child per revision for every model check of a gate: a model session.
+
+The pipeline opens one :class:`ModelSessions` per gate and hands it to each check in
+``CheckContext.models``; a check run on its own (tests, a bench) gets a private one from
+:func:`model_sessions`. The first model check that runs code at a revision starts that
+revision's child (``served``: one interpreter start, one ``import torch``); later requests, from
+the same check or the next, go to the same child, each with its own deadline and result. The
+session also owns the revisions' checkouts (each child's tree, the other one readable) and a
+folder every child may write (weights the base run hands to the head run).
+
+Checks whose settings run the model differently (another interpreter, device, entrypoint,
+memory or disk cap, network, environment) get a child of their own. A request that must read a
+file outside what the child sees starts a new child that sees it too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from gradgate.checks.base import CheckContext, UserCodeSettings
+from gradgate.checks.errors import SandboxError
+from gradgate.checks.model.beside import config_folder
+from gradgate.checks.model.problems import describe
+from gradgate.checks.model.run import checked_value, resolve_entrypoint, worded_crash
+from gradgate.checks.model.served import LIFETIME_S, SERVE, ServedChild
+from gradgate.checks.model.spec import ModelSpec
+from gradgate.checks.sandbox.for_check import run_user_code
+from gradgate.checks.sandbox.isolation import Isolation
+from gradgate.checks.sandbox.limits import SandboxLimits
+from gradgate.checks.sandbox.outcome import parse_target
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    """What a child is started with: requests that agree on it share the child."""
+
+    sha: str
+    entrypoint: str | None
+    device: str
+    python: str | None
+    sandbox: str
+    memory_mb: int | None
+    disk_mb: int | None
+    network: bool
+    env_allow: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Running:
+    """A started child, with what lives as long as it does (the config folder it sees)."""
+
+    child: ServedChild
+    stack: contextlib.ExitStack
+    config_dir: Path | None
+
+    def close(self) -> None:
+        self.child.close()
+        self.stack.close()
+
+
+class ModelSessions:
+    """The children and checkouts of one gate; ``close`` (or the ``with`` block) ends them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stack = contextlib.ExitStack()
+        self._roots: dict[str, Path] = {}
+        self._children: dict[_Key, _Running] = {}
+        self._folder: Path | None = None
+        self.started = 0  # children started so far (tests and the benchmark read it)
+
+    def __enter__(self) -> ModelSessions:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def root(self, ctx: CheckContext, revision: str) -> Path:
+        """The checkout of ``revision`` ("base" or "head"), made once per gate."""
+        sha = ctx.base_sha if revision == "base" else ctx.head_sha
+        with self._lock:
+            if sha not in self._roots:
+                self._roots[sha] = self._stack.enter_context(ctx.source.checkout(sha))
+            return self._roots[sha]
+
+    def scratch(self) -> Path:
+        """A new empty folder that every child of this gate may write."""
+        with self._lock:
+            return Path(tempfile.mkdtemp(dir=self._shared()))
+
+    def _shared(self) -> Path:
+        if self._folder is None:
+            made = tempfile.TemporaryDirectory(
+                prefix="gradgate-models-", ignore_cleanup_errors=True
+            )
+            self._folder = Path(self._stack.enter_context(made))
+        return self._folder
+
+    def run(
+        self,
+        ctx: CheckContext,
+        settings: UserCodeSettings,
+        *,
+        spec: ModelSpec,
+        revision: str,
+        program: str,
+        timeout_s: float,
+        kwargs: Mapping[str, Any] | None = None,
+        device: str = "cpu",
+        seed: int | None = 0,
+        readable: Sequence[Path] = (),
+    ) -> Any:
+        """``program``'s JSON value at ``revision``, as ``run_model_program`` gives it (the same
+        errors, worded the same), from the revision's shared child; ``timeout_s`` is this
+        request's own deadline. ``readable``: files and folders outside both trees it reads."""
+        return self.run_entry(
+            ctx, settings, entrypoint=spec.entrypoint, key="model", request=spec.as_request(),
+            describe_problem=lambda problem, where: describe(problem, where=where),
+            revision=revision, program=program, timeout_s=timeout_s, kwargs=kwargs,
+            device=device, seed=seed, readable=readable,
+        )  # fmt: skip
+
+    def run_entry(
+        self,
+        ctx: CheckContext,
+        settings: UserCodeSettings,
+        *,
+        entrypoint: str | None,
+        key: str,
+        request: Mapping[str, Any],
+        describe_problem: Callable[[Mapping[str, Any], str], str],
+        revision: str,
+        program: str,
+        timeout_s: float,
+        kwargs: Mapping[str, Any] | None = None,
+        device: str = "cpu",
+        seed: int | None = 0,
+        readable: Sequence[Path] = (),
+    ) -> Any:
+        """What :meth:`run` does, for any factory named in a config block (``run_entry_program``:
+        the data check's transform too), in the same child as the model checks."""
+        roots = {name: self.root(ctx, name) for name in ("base", "head")}
+        root = roots[revision].resolve()
+        child_key = _Key(
+            sha=ctx.base_sha if revision == "base" else ctx.head_sha,
+            # With --config, the folder the child sees may be staged for one entrypoint only.
+            entrypoint=None if ctx.config_dir is None else entrypoint,
+            device=device,
+            python=ctx.python,
+            sandbox=ctx.sandbox,
+            memory_mb=settings.memory_mb,
+            disk_mb=settings.disk_mb,
+            network=settings.network,
+            env_allow=tuple(settings.env_allow),
+        )
+        others = {r.resolve() for n, r in roots.items() if n != revision}
+        wanted = frozenset(Path(p).resolve() for p in readable) | others
+        with self._lock:
+            running = self._child(ctx, settings, child_key, root=root, revision=revision,
+                                  entrypoint=entrypoint, wanted=wanted)  # fmt: skip
+            config_dir = running.config_dir
+            target = resolve_entrypoint(entrypoint, root=root, config_dir=config_dir)
+            parsed = parse_target(target, revision=revision)
+            path = None if parsed.path is None else (root / parsed.path).resolve()
+            if path is not None and not path.is_relative_to(root):
+                # A factory file outside the tree: the child must see its folder.
+                wanted |= {path.parent}
+                running = self._child(ctx, settings, child_key, root=root, revision=revision,
+                                      entrypoint=entrypoint, wanted=wanted)  # fmt: skip
+                config_dir = running.config_dir
+        extra_path = [] if config_dir is None else [str(config_dir)]
+        payload = {**(kwargs or {}), key: {**request, "extra_path": extra_path}}
+        try:
+            value = running.child.ask(
+                program, payload, target=parsed, target_path=None if path is None else str(path),
+                seed=seed, timeout_s=timeout_s,
+            )  # fmt: skip
+        except SandboxError as exc:
+            raise worded_crash(exc, root=root, python=ctx.python or sys.executable,
+                               config_dir=config_dir) from None  # fmt: skip
+        finally:
+            if running.child.isolation is not None:
+                ctx.isolations.append(running.child.isolation)
+        return checked_value(
+            value, target=target, revision=revision, describe_problem=describe_problem
+        )
+
+    def _child(
+        self,
+        ctx: CheckContext,
+        settings: UserCodeSettings,
+        key: _Key,
+        *,
+        root: Path,
+        revision: str,
+        entrypoint: str | None,
+        wanted: frozenset[Path],
+    ) -> _Running:
+        known = self._children.pop(key, None)
+        if known is not None:
+            if known.child.alive and all(_inside(p, known.child.readable) for p in wanted):
+                self._children[key] = known
+                return known
+            kept = known.child.readable - {known.config_dir}  # a staged folder goes with it
+            wanted |= {p for p in kept if p.exists()}
+            known.close()
+        stack = contextlib.ExitStack()
+        config_dir = stack.enter_context(config_folder(ctx.config_dir, entrypoint, root=root))
+        # The first request's target goes in the start request (requests bring their own).
+        target = resolve_entrypoint(entrypoint, root=root, config_dir=config_dir)
+        shared = self._shared()
+        folder = Path(tempfile.mkdtemp(dir=shared, prefix="child-"))
+        seen = [*wanted, *(() if config_dir is None else (config_dir,))]
+        isolations: list[Isolation] = []  # run_user_code records the child's isolation here
+        quiet = replace(ctx, isolations=isolations)
+
+        def start(pipes: Mapping[str, Any], stop: Callable[[], bool]) -> Any:
+            return run_user_code(
+                quiet, settings, target=target, root=root, revision=revision, program=SERVE,
+                kwargs=pipes, timeout_s=LIFETIME_S, device=key.device, seed=0,
+                readable=seen, writable=[shared], stop=stop,
+            )  # fmt: skip
+
+        child = ServedChild(
+            start,
+            folder,
+            revision=revision,
+            limits=SandboxLimits(memory_mb=settings.memory_mb, disk_mb=settings.disk_mb),
+            python=ctx.python or sys.executable,
+            readable=frozenset(seen),
+            isolations=isolations,
+        )
+        self.started += 1
+        running = _Running(child, stack, config_dir)
+        self._children[key] = running
+        return running
+
+    def close(self) -> None:
+        with self._lock:
+            children, self._children = list(self._children.values()), {}
+        for running in children:
+            running.close()
+        self._stack.close()
+
+
+def _inside(path: Path, folders: frozenset[Path]) -> bool:
+    return any(path == folder or folder in path.parents for folder in folders)
+
+
+@contextlib.contextmanager
+def model_sessions(ctx: CheckContext) -> Iterator[ModelSessions]:
+    """The gate's sessions (``ctx.models``), or a private one ended when the block ends."""
+    if ctx.models is not None:
+        yield ctx.models
+        return
+    with ModelSessions() as sessions:
+        yield sessions

@@ -1,0 +1,82 @@
+"""Issue 17 on the App: a fork's approved code runs under bubblewrap whatever the base's config
+says. The base says `sandbox: auto` (run process-level where bubblewrap is missing); on a
+machine without bubblewrap, a writer's own PR still runs its model check, and a fork's approved
+head gets an error that says bubblewrap is required, never an unsandboxed run. Real signed
+deliveries, a worker, the fake GitHub, a tiny torch model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from gradgate.bot.app.settings import AppSettings
+
+from tests.bot.app.world import NUMBER, REPO, AppWorld, make_world
+from tests.fakegithub import FakeGitHub
+from tests.gitrepo import GitRepo
+
+POLICY = """\
+sandbox: auto
+model:
+  entrypoint: "model.py:build"
+zones:
+  - name: model
+    paths: ["model.py"]
+    checks: [gradient]
+"""
+MODEL = """\
+import torch
+import torch.nn as nn
+
+
+def build():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(4, {width}), nn.ReLU(), nn.Linear({width}, 2)), torch.randn(3, 4)
+"""
+REQUIRED = "`sandbox: require` needs bubblewrap"
+UNSANDBOXED = "sandbox: process-level only"  # the report's note on a check that ran so
+
+
+@pytest.fixture
+def world(
+    repo: GitRepo, github: FakeGitHub, settings: AppSettings, no_bwrap: None
+) -> Iterator[AppWorld]:
+    made = make_world(repo, github, settings, policy=POLICY)
+    origin = made.origin
+    origin.write("model.py", MODEL.format(width=8))  # on main: the base has a model
+    made.github.repo(REPO).pulls[NUMBER].base_sha = origin.commit("a model")
+    origin.checkout("pr")
+    origin.git("merge", "-q", "main")
+    yield made
+    made.stop()
+    made.live.stop()
+
+
+@pytest.mark.timeout(300)
+def test_a_forks_approved_code_needs_bubblewrap_whatever_the_base_config_says(
+    world: AppWorld,
+) -> None:
+    world.github.repo(REPO).pulls[NUMBER].author = "mallory"  # no write access
+    head = world.push(MODEL.format(width=16), path="model.py")
+    world.deliver_push(author="mallory")
+    world.drain()
+    assert world.check_runs(head)["gradgate/gradient"] == "in_progress"  # waits for approval
+
+    world.comment(f"/ok-to-test {head}", author="olivia")
+    world.drain()
+
+    assert world.check_runs(head)["gradgate/gradient"] not in ("in_progress", "success")
+    [comment] = world.report_comments()
+    assert REQUIRED in comment
+    assert UNSANDBOXED not in comment  # its code never ran without the sandbox
+
+
+@pytest.mark.timeout(300)
+def test_a_writers_own_pr_runs_as_the_base_config_says(world: AppWorld) -> None:
+    head = world.push(MODEL.format(width=16), path="model.py")
+    world.deliver_push(author="alice")  # write access
+    world.drain()
+
+    assert world.check_runs(head)["gradgate/gradient"] == "success"
+    [comment] = world.report_comments()
+    assert REQUIRED not in comment and UNSANDBOXED in comment
