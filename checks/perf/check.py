@@ -151,7 +151,12 @@ def _child(
             kind="timeout",
             revision=revision,
         )
-    perf = {"warmup": settings.warmup, "steps": settings.steps, "modules": settings.modules}
+    perf = {
+        "warmup": settings.warmup,
+        "steps": settings.steps,
+        "modules": settings.modules,
+        "threads": settings.threads,
+    }
     value = run_entry_program(
         ctx,
         settings,

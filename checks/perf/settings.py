@@ -35,6 +35,17 @@ class PerfSettings(ModelCheckSettings):
     steps: int = Field(
         default=10, ge=1, le=1000, strict=True, description="Steps per child that are timed."
     )
+    threads: int | None = Field(
+        default=1,
+        ge=1,
+        le=256,
+        strict=True,
+        description=(
+            "CPU threads the timed steps may use (`torch.set_num_threads`). One keeps the "
+            "timing steady where other jobs share the runner's cores (with two threads, every "
+            "op waits for the busier core); null: torch's default, all cores. Not used on CUDA."
+        ),
+    )
     max_slowdown: float = Field(
         default=1.15,
         gt=1,

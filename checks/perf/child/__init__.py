@@ -39,6 +39,8 @@ def measure(request: dict[str, Any], target: Target) -> dict[str, Any]:
 
     settings = request["kwargs"]["perf"]
     warmup, steps = int(settings["warmup"]), int(settings["steps"])
+    if device.type == "cpu" and settings.get("threads"):
+        torch.set_num_threads(int(settings["threads"]))  # steady beside other jobs' cores
     clock, meter = clock_for(device.type), meter_for(device.type)
     model = loaded.model
     train_step = training_step(loaded, wrapped.step, device=device)

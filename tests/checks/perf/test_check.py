@@ -27,7 +27,7 @@ def build():
     model = nn.Sequential(nn.Linear(512, {hidden}), nn.ReLU(), nn.Linear({hidden}, 512))
     return model, torch.randn(512, 512)
 """
-SETTINGS = PerfSettings(timeout_s=280.0, memory_mb=2048, device="cpu", rounds=3, warmup=1, steps=3)
+SETTINGS = PerfSettings(timeout_s=280.0, memory_mb=2048, device="cpu", rounds=3, warmup=2, steps=15)
 
 
 def run(tmp_path: Path, base: str, head: str, settings: PerfSettings = SETTINGS) -> CheckResult:
