@@ -9,8 +9,10 @@ revision's changed line spans of the repo's own Python files, relative to the re
 - Python 3.9-3.11: ``sys.settrace``, whose global function returns None for frames of any
   other file, so only the changed files pay for line events.
 
-Only lines with code count: the line tables (``co_lines()``) of the file's code objects, so a
-comment, a blank line or a function's docstring is never "not run". The result, per file:
+Only lines with code in a function count: the line tables (``co_lines()``) of the file's
+function code objects, so a comment, a blank line or a function's docstring is never "not run",
+nor is module or class level code (imports, constants, decorators), which ran at import, perhaps
+before the recording started. The result, per file:
 ``{"code": [changed lines with code], "ran": [those that ran]}``.
 """
 
@@ -27,6 +29,9 @@ from typing import Any
 _TOOL_NAME = "gradgate-coverage"
 
 
+_CO_OPTIMIZED = 0x0001  # inspect.CO_OPTIMIZED: set on function code, not on module or class code
+
+
 def executable_lines(source: str, filename: str) -> set[int]:
     """The lines of ``source`` that hold code: every line in its code objects' line tables."""
     try:
@@ -37,7 +42,8 @@ def executable_lines(source: str, filename: str) -> set[int]:
     stack = [top]
     while stack:
         code = stack.pop()
-        lines.update(_own_lines(code))
+        if code.co_flags & _CO_OPTIMIZED:  # a function's body; module and class bodies ran
+            lines.update(_own_lines(code))  # when the module was imported, maybe before recording
         stack.extend(const for const in code.co_consts if hasattr(const, "co_code"))
     return lines
 

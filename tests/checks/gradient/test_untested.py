@@ -110,15 +110,15 @@ def test_a_change_to_a_branch_the_model_never_takes_is_a_warning_naming_file_and
     assert finding.details is not None and finding.details_lang == "python"
     assert '"default": (model, inputs),' in finding.details
     assert '"attend": (attend, inputs),' in finding.details
-    # a module never imported, in a zone that requires the check: its code lines, not `def`'s
-    # blank lines
-    assert "`kernels.py:1–5`" in by_file["kernels.py"].message
+    # a module never imported, in a zone that requires the check: its function's body (module
+    # level code, imports and `def` lines, counts only as code that runs at import)
+    assert "`kernels.py:4–5`" in by_file["kernels.py"].message
     assert result.metrics["changed_lines_ran"] == 0
     report = Report(verdict=verdict_for([result]), results=(result,))
     markdown = render(report, "markdown")
-    assert "The model ran 0 of the 7 changed lines of code in this PR's Python files." in markdown
+    assert "The model ran 0 of the 4 changed lines of code in this PR's Python files." in markdown
     assert "```python\n  # The gradient check builds and checks each variant" in markdown
-    assert "  changed code that ran 0 of 7 lines" in render(report, "text")
+    assert "  changed code that ran 0 of 4 lines" in render(report, "text")
 
 
 def test_a_change_to_lines_the_model_ran_gets_no_warning(tmp_path: Path) -> None:
