@@ -96,6 +96,8 @@ class ServedChild:
         SandboxError as a one-shot child's run would raise it, a timeout naming ``timeout_s``."""
         with self._lock:
             if not self.alive:
+                if self._future.done() and not self._stop.is_set():
+                    raise self._death()  # it could not start (no bubblewrap...): say why
                 gone = "the model's child is gone"
                 raise SandboxError(gone, kind="crash", revision=self._revision)
             number = next(self._ids)
