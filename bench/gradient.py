@@ -5,9 +5,10 @@ updates) on each, on the CPU. The baseline, a bare loop, does exactly that in on
 process (interpreter start and torch import included) with a cross-entropy loss. The check runs
 as `GradientCheck().run` in a fresh process on a two-commit git repo of the same model: a git
 worktree per revision, a sandboxed child per revision (each importing torch), the probe's hooks,
-graph walk and norms, and the comparison. Figures: wall time and peak memory (resident set of
-the measuring process plus its largest child, which run at the same time) as ratios to the bare
-loop's. The head revision adds a stray `.detach()`, and the run checks the check caught it.
+graph walk and norms, and the comparison. Figures: wall time and peak memory (of the measured
+process and every process it starts, sandboxed children included, shared pages counted once,
+sampled from /proc: bench/_memory.py) as ratios to the bare loop's. The head revision adds a stray
+`.detach()`, and the run checks the check caught it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from bench._memory import PeakSampler
 
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = 2
@@ -107,10 +110,6 @@ def build_repo(root: Path) -> tuple[str, str]:
     return base, git(root, "rev-parse", "HEAD")
 
 
-def _maxrss_mb(who: int) -> float:
-    return resource.getrusage(who).ru_maxrss / 1024  # KB on Linux
-
-
 def bare_loop(folder: Path) -> dict[str, Any]:
     """In this fresh process: each revision's model, STEPS forward/backward/SGD steps."""
     import importlib.util
@@ -140,7 +139,7 @@ def bare_loop(folder: Path) -> dict[str, Any]:
                         p.add_(p.grad, alpha=-1e-3)
                         p.grad = None
         del model, params, logits, loss
-    return {"peak_mb": _maxrss_mb(resource.RUSAGE_SELF), "parameters": parameters}
+    return {"parameters": parameters}
 
 
 def the_check(repo: Path, base: str, head: str) -> dict[str, Any]:
@@ -159,7 +158,6 @@ def the_check(repo: Path, base: str, head: str) -> dict[str, Any]:
     result = GradientCheck().run(ctx)
     caught = any("`blocks.11.down.*`" in f.message for f in result.findings)
     return {
-        "peak_mb": _maxrss_mb(resource.RUSAGE_SELF) + _maxrss_mb(resource.RUSAGE_CHILDREN),
         "outcome": str(result.outcome),
         "caught": caught,
         "summary": result.summary,
@@ -172,23 +170,26 @@ def _cpu_s() -> float:
 
 
 def measure(*args: str) -> tuple[float, dict[str, Any]]:
-    """Wall time of a fresh ``python -m bench.gradient ARGS``, and what it printed (plus the
-    CPU time of it and everything it started, less sensitive to a busy machine)."""
+    """Wall time of a fresh ``python -m bench.gradient ARGS``, and what it printed, plus the CPU
+    time of it and everything it started (less sensitive to a busy machine) and the peak resident
+    set of that whole process tree."""
     cpu = _cpu_s()
     started = time.perf_counter()
-    done = subprocess.run(
+    process = subprocess.Popen(
         [sys.executable, "-m", "bench.gradient", *args],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        check=False,
     )
+    with PeakSampler(process.pid) as peak:
+        stdout, stderr = process.communicate()
     wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"bench.gradient {args[0]} exited {done.returncode}:\n{done.stderr}")
-    value = json.loads(done.stdout.strip().splitlines()[-1])
-    return wall, {**value, "cpu_s": _cpu_s() - cpu}
+    if process.returncode != 0:
+        raise SystemExit(f"bench.gradient {args[0]} exited {process.returncode}:\n{stderr}")
+    value = json.loads(stdout.strip().splitlines()[-1])
+    return wall, {**value, "cpu_s": _cpu_s() - cpu, "peak_mb": peak.mb}
 
 
 def figure(name: str, value: float, target: float) -> str:
