@@ -44,6 +44,7 @@ from gradgate.checks.base import (
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import GradgateError, UsageError
 from gradgate.checks.model.session import ModelSessions
+from gradgate.checks.sandbox.isolation import SandboxMode
 
 __all__ = [
     "Hold",
@@ -206,9 +207,9 @@ def run_request(
     python = interpreter(request, planned.policy.config, planned.repo.root)
     # Entrypoint paths may be relative to a config given with --config (checks.model.run).
     config_dir = None if request.config_file is None else request.config_file.parent.resolve()
-    sandbox = planned.policy.config.sandbox or request.sandbox_default
+    sandbox: SandboxMode = planned.policy.config.sandbox or request.sandbox_default
     if request.untrusted_head:
-        sandbox = "require"
+        sandbox = "untrusted"
     requiring = paths_requiring(planned.plan, planned.policy.config)
     # One sandboxed child per revision for all the model checks, ended with the gate.
     with ModelSessions() as models:

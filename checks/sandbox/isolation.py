@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 # auto: bubblewrap where it works, else process-level isolation (and the report says so).
-# require: no bubblewrap is an error. process: process-level only (tests, benchmarks).
-SandboxMode = Literal["auto", "require", "process"]
+# require: no bubblewrap is an error. untrusted: require, for code from outside the repository
+# (a fork's approved head), whatever the config says; its error says so. process: process-level
+# only (tests, benchmarks).
+SandboxMode = Literal["auto", "require", "untrusted", "process"]
 # run: held for the child and everything it started together; process: for each process
 # alone (an rlimit); None: not limited.
 Scope = Literal["run", "process"]

@@ -253,6 +253,14 @@ def _bubblewrap(mode: SandboxMode, *, where: str, revision: str | None) -> probe
     if mode == "process":
         return probe.Bubblewrap(None, reason="process-level isolation was asked for")
     found = probe.bubblewrap()
+    if found.path is None and mode == "untrusted":
+        raise SandboxError(
+            f"{where} was not run: code from a fork runs only under bubblewrap, whatever the "
+            f"config's `sandbox:` says, and {found.reason}. Install bubblewrap where the checks "
+            "run (Debian/Ubuntu: `apt-get install bubblewrap`).",
+            kind="sandbox",
+            revision=revision,
+        )
     if found.path is None and mode == "require":
         raise SandboxError(
             f"{where} was not run: `sandbox: require` needs bubblewrap, and {found.reason}. "

@@ -33,7 +33,7 @@ def build():
     torch.manual_seed(0)
     return nn.Sequential(nn.Linear(4, {width}), nn.ReLU(), nn.Linear({width}, 2)), torch.randn(3, 4)
 """
-REQUIRED = "`sandbox: require` needs bubblewrap"
+REQUIRED = "code from a fork runs only under bubblewrap, whatever the config's `sandbox:` says"
 UNSANDBOXED = "sandbox: process-level only"  # the report's note on a check that ran so
 
 
