@@ -10,8 +10,8 @@ nothing to run.
               else gets one reply.
     rerun     GitHub's Re-run button on a check run (as `/recheck`) or on the suite (as
               `/recheck all`), for the head it was pressed on, by someone with write access
-    label     the `ok-to-test` label, put on by someone with write access: as a bare
-              `/ok-to-test` written when the label was put on
+    label     the `ok-to-test` label, put on by someone with write access: as
+              `/ok-to-test <sha>` naming the head the label event carries
     gpu       the checks the CPU half left waiting for a GPU worker, on the same revisions
 """
 
@@ -184,4 +184,6 @@ def _label(job: Job, port: GitHubPort, state: State, *, confirm_s: ConfirmS) -> 
     if not may_recheck(port.permission(job.sender)):
         return None  # only people with write access can label; a label event says who did
     pull = port.pull(job.pr.number)
-    return _approve(job, port, state, pull, _event(job), named=None, confirm_s=confirm_s)
+    # Bound to the head the event carries (like `/ok-to-test <sha>`): a push after the label,
+    # or a late delivery of an old label event, leaves the newer head waiting.
+    return _approve(job, port, state, pull, _event(job), named=job.head_sha, confirm_s=confirm_s)

@@ -149,6 +149,24 @@ def test_the_ok_to_test_label_approves_the_head_it_was_put_on(world: AppWorld) -
     assert world.label("bug", by="olivia").status_code == 204
 
 
+def test_the_label_approves_the_sha_it_carries_at_once_and_nothing_pushed_after(
+    world: AppWorld,
+) -> None:
+    _fork_push(world, 16)  # the head the late label names
+    world.drain()
+    late = world.label_payload("ok-to-test", by="olivia")  # put on now, delivered later
+    second = _fork_push(world, 32)
+    world.drain()
+    assert world.live.deliver("pull_request", late).status_code == 202
+    world.drain()
+    assert _gradient(world, second) == "in_progress"  # pushed after the label: still waits
+
+    # On the head it was put on, no wait: a bare `/ok-to-test` this soon would ask for the SHA.
+    assert world.label("ok-to-test", by="olivia").status_code == 202
+    world.drain()
+    assert _gradient(world, second) not in ("in_progress", "none")
+
+
 @pytest.mark.parametrize("event", ["check_run", "check_suite"])
 def test_the_re_run_buttons_work_like_recheck(world: AppWorld, event: str) -> None:
     world.github.repo(REPO).pulls[NUMBER].author = "alice"

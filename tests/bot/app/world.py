@@ -117,10 +117,14 @@ class AppWorld:
 
     def label(self, name: str, *, by: str) -> httpx.Response:
         """``by`` puts the label ``name`` on the PR (GitHub's `pull_request` `labeled`)."""
+        return self.live.deliver("pull_request", self.label_payload(name, by=by))
+
+    def label_payload(self, name: str, *, by: str) -> dict[str, Any]:
+        """The `labeled` delivery's payload, naming the head the PR has now."""
         payload = self.push_payload("labeled", author=self.github.repo(REPO).pulls[NUMBER].author)
         payload["label"] = {"id": 1, "name": name, "color": "ededed", "default": False}
         payload["sender"]["login"] = by
-        return self.live.deliver("pull_request", payload)
+        return payload
 
     def rerun(self, event: str, *, by: str, sha: str | None = None) -> httpx.Response:
         """``by`` presses Re-run on a check run (`check_run`) or Re-run all (`check_suite`): the
