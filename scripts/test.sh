@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up a virtual environment with gradgate, its dev tools and the pinned CPU torch, then run
-# the linters, the import contracts and the whole test suite. The README's second command;
-# .ci/run calls it.
+# the linters, the import contracts and the test suite but its `slow` group; `--all` runs that
+# group too. The README's second command; .ci/run calls it with `--all`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The sandbox's strong path runs user code under bubblewrap: install it where the platform's
@@ -48,10 +48,45 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 fi
 # The suite runs on every core (pytest-xdist; GRADGATE_TEST_WORKERS=0 runs it in one process):
 # each worker has its own fake GitHub, redis-server and temp dirs, on free ports. `loadgroup`
-# hands out tests one by one, the slow ones first (tests/conftest.py): none runs alone at the end.
+# hands out tests one by one, the longest first (tests/conftest.py): none runs alone at the end.
+# By default every test but the `slow` group (tests/conftest.py: SLOW); `--all` runs that group
+# after the rest (CI does). Other arguments go to pytest.
+all=false
+if [ "${1:-}" = "--all" ]; then
+    all=true
+    shift
+fi
 workers=${GRADGATE_TEST_WORKERS:-auto}
-started=$(date +%s)
 status=0
-.venv/bin/python -m pytest -q -p no:cacheprovider -n "$workers" --dist loadgroup "$@" || status=$?
-echo "test.sh: the test suite took $(($(date +%s) - started)) s on $(nproc) cores"
+times_file=$(mktemp)
+trap 'rm -f "$times_file"' EXIT
+cpu_s() { # sets cpu: the CPU seconds (user + system) of every process this shell waited for
+    times >"$times_file" # here, not in $( ): a subshell would not count this shell's children
+    cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } }
+               END { printf "%d", s }' "$times_file")
+}
+suite() { # $1: the group's name, then the marker expression and pytest's arguments
+    local name=$1 started before code=0
+    shift
+    started=$(date +%s)
+    cpu_s
+    before=$cpu
+    .venv/bin/python -m pytest -q -p no:cacheprovider -n "$workers" --dist loadgroup -m "$@" ||
+        code=$?
+    # 5: none of the tests asked for is in this group (`--all tests/bot/plan` has no slow test).
+    if [ "$code" -eq 5 ]; then
+        echo "test.sh: none of the tests asked for is in $name$([ "$all" = true ] ||
+            echo ' (--all runs the slow group too)')"
+    elif [ "$code" -ne 0 ]; then
+        status=$code
+    fi
+    # The wall time, and what it depends on: the CPU it took and how busy the machine was.
+    cpu_s
+    echo "test.sh: $name took $(($(date +%s) - started)) s on $(nproc) cores ($((cpu - before))" \
+        "s of CPU; load average $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?'))"
+}
+suite "the test suite (without the slow group)" "not slow" "$@"
+if [ "$all" = true ]; then
+    suite "the slow group" slow "$@"
+fi
 exit "$status"

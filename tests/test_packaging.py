@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.once import once
+
 REPO = Path(__file__).resolve().parents[1]
 FOLDERS = {"bot": "gradgate.bot", "checks": "gradgate.checks", "examples": "gradgate.examples"}
 
@@ -65,8 +67,12 @@ def _user_project(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    where = tmp_path_factory.mktemp("wheels")
-    return _wheel(REPO, where), _wheel(_user_project(where), where)
+    """gradgate's wheel and a user project's, built once per test run (the tests only read them)."""
+
+    def build(where: Path) -> tuple[Path, Path]:
+        return _wheel(REPO, where), _wheel(_user_project(where), where)
+
+    return once(tmp_path_factory, "wheels", build)
 
 
 def test_the_wheel_holds_only_the_gradgate_namespace(wheels: tuple[Path, Path]) -> None:

@@ -5,7 +5,6 @@ does and as on the App. gradgate-publish.yml's gate, check and publish stages on
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,43 +12,30 @@ import pytest
 import yaml
 from gradgate.bot.github.workflows import workflows
 
-from tests.bot.doors.action_world import NUMBER, REPO, World, make_world
+from tests.bot.doors.action_world import NUMBER, REPO, World
 from tests.bot.doors.trust_world import (
     ACTION,
     FORK,
     WAITING,
-    checkout,
-    fork,
+    check_and_publish,
     fork_run,
     gate_and_publish,
     gate_outputs,
     run_trusted,
-    use_code_policy,
+    waiting_fork,
+    walk_publish,
 )  # fmt: skip
-from tests.bot.github.workflow_walk import walk
-from tests.fakegithub import FakeGitHub, payloads
-from tests.gitrepo import GitRepo
-
-
-@pytest.fixture
-def world(
-    repo: GitRepo, github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[World]:
-    yield from make_world(repo, github, tmp_path, monkeypatch)
+from tests.fakegithub import payloads
 
 
 @pytest.fixture
 def waiting(world: World) -> World:
     """A fork's PR whose gradient check waits for approval (its gate ran on workflow_run)."""
-    use_code_policy(world)
-    fork(world)
     for login in ("olivia", "tess"):  # GitHub knows who labels
         world.github.user(login)
     world.github.user("github-actions[bot]", type="Bot")
     world.github.repo(REPO).collaborators["tess"] = "triage"  # may label, may not write
-    uploaded = world.tmp / "uploaded"
-    fork_run(world, uploaded)
-    gate_and_publish(world, uploaded)
+    waiting_fork(world)
     assert _gradient(world) == ("in_progress", True)
     return world
 
@@ -72,18 +58,6 @@ def _gradient(world: World, sha: str | None = None) -> tuple[str, bool]:
     return run.status, WAITING in (run.title or "")
 
 
-def _check_and_publish(world: World, event: dict[str, Any], results: Path) -> None:
-    """gradgate-publish.yml's check jobs (one per matrix entry), then its publish job."""
-    gate = gate_outputs(world)
-    for job in json.loads(gate["matrix"])["include"]:
-        world.action(
-            "pull_request_target", event, "--stage", "check", "--check", job["check"],
-            "--pr", gate["pr"], "--head", gate["head"], "--base-ref", gate["base_ref"],
-            "--repo", str(checkout(world)), "--results", str(results),
-        )  # fmt: skip
-    world.action("pull_request_target", event, "--stage", "publish", "--results", str(results))
-
-
 def test_the_ok_to_test_label_by_a_writer_runs_the_code_checks_of_the_labeled_head(
     waiting: World,
 ) -> None:
@@ -95,7 +69,7 @@ def test_the_ok_to_test_label_by_a_writer_runs_the_code_checks_of_the_labeled_he
     assert gate["run"] == "true" and gate["head"] == world.head
     (job,) = json.loads(gate["matrix"])["include"]
     assert job == {"check": "gradient", "runs_on": ["self-hosted", "gpu"]}  # the base's runners
-    _check_and_publish(world, event, results)
+    check_and_publish(world, "pull_request_target", event, results)
     assert _gradient(world) == ("completed", False)
     assert world.github.repo(REPO).latest_check_runs(world.head)["gradgate"].status == "completed"
 
@@ -122,7 +96,7 @@ def test_the_label_approved_one_head_and_a_later_push_waits_again(waiting: World
     labeled = world.head
     event = _label(world, "ok-to-test", by="olivia")
     assert _gate(world, event, world.tmp / "labeled")["run"] == "true"
-    _check_and_publish(world, event, world.tmp / "labeled")
+    check_and_publish(world, "pull_request_target", event, world.tmp / "labeled")
     assert _gradient(world, labeled)[0] == "completed"
 
     world.repo.write("model.py", "def build():\n    return 666\n")
@@ -148,15 +122,11 @@ def test_the_trusted_workflow_runs_its_gate_for_the_ok_to_test_label_only(
     event = _label(world, "ok-to-test", by="olivia")
     _gate(world, event, world.tmp / "labeled")
 
-    def jobs(payload: dict[str, Any]) -> dict[str, Any]:
-        contexts = {"github": {"event_name": "pull_request_target", "repository": REPO,
-                               "event": payload}}  # fmt: skip
-        runs = walk(yaml.safe_load(text), contexts, {"gate": gate_outputs(world)}, action=ACTION)
-        return {r.job: r for r in runs}
-
-    runs = jobs(event)
+    runs = walk_publish(world, event, "pull_request_target")
     assert set(runs) == {"gate", "check", "publish"}
     assert runs["check"].runs_on == ["self-hosted", "gpu"]
     assert runs["check"].permissions == {"contents": "read"}
     assert runs["gate"].checkouts == [{"fetch-depth": 0, "persist-credentials": False}]
-    assert "gate" not in jobs(_label(world, "bug", by="olivia"))
+    assert "gate" not in walk_publish(
+        world, _label(world, "bug", by="olivia"), "pull_request_target"
+    )

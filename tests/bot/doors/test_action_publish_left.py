@@ -3,27 +3,12 @@ head's checks as they are, and publishing concludes gradgate's own check runs le
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
-from tests.bot.doors.action_world import REPO, World, make_world
+from tests.bot.doors.action_world import REPO, World
 from tests.bot.doors.trust_world import (
     fork_run,
     gate_and_publish,
     run_event,
 )  # fmt: skip
-from tests.fakegithub import FakeGitHub
-from tests.gitrepo import GitRepo
-
-
-@pytest.fixture
-def world(
-    repo: GitRepo, github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[World]:
-    yield from make_world(repo, github, tmp_path, monkeypatch)
-
 
 # -- issue 18: a publish run with nothing to publish, and check runs left in progress ----------
 

@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from gradgate.bot.github.results import CHECK_FILE, PLAN_FILE
 
-from tests.bot.doors.action_world import NUMBER, REPO, World, make_world, read_json
+from tests.bot.doors.action_world import NUMBER, REPO, World, read_json
 from tests.bot.doors.trust_world import (
     CODE_POLICY,
     EDITED,
     FORK,
     WAITING,
-    checkout,
+    approval,
+    check_and_publish,
     fork,
     fork_run,
     gate_and_publish,
@@ -26,17 +25,9 @@ from tests.bot.doors.trust_world import (
     run_event,
     run_trusted,
     use_code_policy,
+    waiting_fork,
 )  # fmt: skip
-from tests.fakegithub import BOT, FakeGitHub, payloads
-from tests.gitrepo import GitRepo
-
-
-@pytest.fixture
-def world(
-    repo: GitRepo, github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[World]:
-    yield from make_world(repo, github, tmp_path, monkeypatch)
-
+from tests.fakegithub import BOT, payloads
 
 # -- the attacks of issue 17 -------------------------------------------------------------------
 
@@ -98,12 +89,7 @@ def test_forged_plan_record_fields_never_reach_the_comment_or_the_stamp(world: W
 
 
 def test_a_forks_code_checks_wait_for_approval_and_never_pass(world: World) -> None:
-    use_code_policy(world)
-    fork(world)
-    uploaded = world.tmp / "uploaded"
-    fork_run(world, uploaded)  # the fork's run passes everything it likes: advisory only
-
-    assert gate_and_publish(world, uploaded) == 0
+    waiting_fork(world)  # gate_and_publish asserts the gate succeeded
 
     assert gate_outputs(world)["run"] == "false"  # no job gets the fork's code
     runs = world.github.repo(REPO).latest_check_runs(world.head)
@@ -135,11 +121,7 @@ def test_only_ok_to_test_with_the_heads_sha_by_a_writer_runs_a_forks_code(
     world.repo.write("model.py", "def build():\n    return 3\n")
     world.github.repo(REPO).pulls[NUMBER].head_sha = head = world.repo.commit("a newer push")
     text = body.format(head=head, short=head[:12], old=old)
-    made = world.github.add_comment(REPO, NUMBER, text, author=who)
-    event = payloads.issue_comment(
-        "created", repo=REPO, number=NUMBER, comment_id=made.id, body=text, author=who,
-        author_type="Bot" if who.endswith("[bot]") else "User",
-    )  # fmt: skip
+    event = approval(world, text, by=who, author_type="Bot" if who.endswith("[bot]") else "User")
 
     assert (
         run_trusted(world, "gate", "issue_comment", event, "--results", str(world.tmp / "t")) == 0
@@ -154,27 +136,12 @@ def test_only_ok_to_test_with_the_heads_sha_by_a_writer_runs_a_forks_code(
 
 
 def test_an_approved_run_completes_the_check_runs_left_waiting(world: World) -> None:
-    use_code_policy(world)
-    fork(world)
-    uploaded = world.tmp / "uploaded"
-    fork_run(world, uploaded)
-    gate_and_publish(world, uploaded)  # gradgate and gradgate/gradient wait, in progress
-    text = f"/ok-to-test {world.head}"
-    made = world.github.add_comment(REPO, NUMBER, text, author="olivia")
-    event = payloads.issue_comment(
-        "created", repo=REPO, number=NUMBER, comment_id=made.id, body=text, author="olivia"
-    )
+    waiting_fork(world)  # gradgate and gradgate/gradient wait, in progress
+    event = approval(world, f"/ok-to-test {world.head}")
     trusted = world.tmp / "approved"
     assert run_trusted(world, "gate", "issue_comment", event, "--results", str(trusted)) == 0
-    gate = gate_outputs(world)
-    for job in json.loads(gate["matrix"])["include"]:  # the check job, on the runner it names
-        world.action(
-            "issue_comment", event, "--stage", "check", "--check", job["check"],
-            "--pr", gate["pr"], "--head", gate["head"], "--base-ref", gate["base_ref"],
-            "--repo", str(checkout(world)), "--results", str(trusted),
-        )  # fmt: skip
 
-    world.action("issue_comment", event, "--stage", "publish", "--results", str(trusted))
+    check_and_publish(world, "issue_comment", event, trusted)
 
     repo = world.github.repo(REPO)
     ours = [r for r in repo.check_runs.values() if r.sha == world.head]

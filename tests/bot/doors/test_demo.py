@@ -13,6 +13,8 @@ from gradgate.bot.report.verdict import Verdict
 from gradgate.bot.templates import render_template
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
 
+from tests.once import once
+
 
 def run_demo(*args: str, python: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "GRADGATE_PYTHON"}
@@ -112,9 +114,12 @@ def json_demo(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[subprocess.CompletedProcess[str], Path]:
     """One JSON run of the demo (about 12 s) for the tests that read its report, and the
-    example repo it kept."""
-    keep = tmp_path_factory.mktemp("demo") / "example"
-    return run_demo("--format", "json", "--keep", str(keep)), keep
+    example repo it kept: one per test run, shared by the workers (the tests only read it)."""
+
+    def build(folder: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
+        return run_demo("--format", "json", "--keep", str(folder / "example")), folder / "example"
+
+    return once(tmp_path_factory, "demo-json", build)
 
 
 def test_demo_json_shows_every_planted_zone(

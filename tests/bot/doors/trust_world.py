@@ -10,7 +10,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import yaml
+from gradgate.bot.github.workflows import workflows
+
 from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World
+from tests.bot.github.workflow_walk import JobRun, walk
 from tests.fakegithub import payloads
 
 EDITED = TRAIN.replace("runs/v3", "runs/v4")  # edits a `# NO_REFAC` line: protected fails
@@ -112,3 +116,44 @@ def use_code_policy(world: World) -> None:
     world.repo.write("model.py", "def build():\n    return 2\n")
     world.github.repo(REPO).pulls[NUMBER].head_sha = world.repo.commit("change the model")
     world.github.repo(REPO).pulls[NUMBER].base_sha = world.base
+
+
+def waiting_fork(world: World, **run: Any) -> dict[str, Any]:
+    """A fork's PR under the base's code policy, after its own run and the gate on workflow_run:
+    its code checks wait for approval. The workflow_run event (``run``: its fields)."""
+    use_code_policy(world)
+    fork(world)
+    uploaded = world.tmp / "uploaded"
+    fork_run(world, uploaded)  # the fork's run passes everything it likes: advisory only
+    event = run_event(world, **run)
+    gate_and_publish(world, uploaded, event)
+    return event
+
+
+def approval(world: World, text: str, *, by: str = "olivia", **kw: Any) -> dict[str, Any]:
+    """The issue_comment event of a comment ``text`` (say `/ok-to-test <sha>`) on the PR."""
+    made = world.github.add_comment(REPO, NUMBER, text, author=by)
+    return payloads.issue_comment(
+        "created", repo=REPO, number=NUMBER, comment_id=made.id, body=text, author=by, **kw
+    )
+
+
+def check_and_publish(world: World, name: str, event: dict[str, Any], results: Path) -> None:
+    """gradgate-publish.yml's check jobs (one per matrix entry, each on the runner it names)
+    after the gate, then its publish job."""
+    gate = gate_outputs(world)
+    for job in json.loads(gate["matrix"])["include"]:
+        world.action(
+            name, event, "--stage", "check", "--check", job["check"],
+            "--pr", gate["pr"], "--head", gate["head"], "--base-ref", gate["base_ref"],
+            "--repo", str(checkout(world)), "--results", str(results),
+        )  # fmt: skip
+    world.action(name, event, "--stage", "publish", "--results", str(results))
+
+
+def walk_publish(world: World, event: dict[str, Any], name: str) -> dict[str, JobRun]:
+    """gradgate-publish.yml walked job by job for this event, with the last gate's outputs."""
+    text = workflows(action=ACTION)["gradgate-publish.yml"]
+    contexts = {"github": {"event_name": name, "repository": REPO, "event": event}}
+    runs = walk(yaml.safe_load(text), contexts, {"gate": gate_outputs(world)}, action=ACTION)
+    return {r.job: r for r in runs}

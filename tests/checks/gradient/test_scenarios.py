@@ -30,21 +30,34 @@ from gradgate.checks.model.lines import read_diff
 from tests.checks.gradient import combined
 from tests.checks.gradient.revisions import PRELUDE, SETTINGS, Revisions, commit_two, states
 from tests.gitrepo import GitRepo
+from tests.once import once
 
 Measured = tuple[RevisionFacts, RevisionFacts]
 AUTO = SETTINGS.model_copy(update={"device": "auto"})
 
 
-@pytest.fixture(scope="module")
-def revisions(tmp_path_factory: pytest.TempPathFactory) -> Revisions:
-    repo = GitRepo(tmp_path_factory.mktemp("combined") / "repo")
-    return commit_two(repo, {"model.py": combined.BASE}, {"model.py": combined.HEAD})
-
-
-@pytest.fixture(scope="module")
-def measured(revisions: Revisions) -> Measured:
+def _combined(folder: Path) -> tuple[Revisions, Measured]:
+    """The combined model's two revisions and their sandbox runs (about 12 s)."""
+    revisions = commit_two(
+        GitRepo(folder / "repo"), {"model.py": combined.BASE}, {"model.py": combined.HEAD}
+    )
     base, head = measure(revisions.context(AUTO), AUTO)
-    return base.variants[0], head.variants[0]
+    return revisions, (base.variants[0], head.variants[0])
+
+
+@pytest.fixture(scope="module")
+def _shared(tmp_path_factory: pytest.TempPathFactory) -> tuple[Revisions, Measured]:
+    return once(tmp_path_factory, "gradient-combined", _combined)  # read only: one per test run
+
+
+@pytest.fixture(scope="module")
+def revisions(_shared: tuple[Revisions, Measured]) -> Revisions:
+    return _shared[0]
+
+
+@pytest.fixture(scope="module")
+def measured(_shared: tuple[Revisions, Measured]) -> Measured:
+    return _shared[1]
 
 
 @pytest.fixture(scope="module")
