@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import islice
-from operator import lt
+from itertools import islice, repeat
+from operator import itemgetter, lt
 
 import pathspec
 from gradgate.bot.config.zone import Zone
@@ -63,17 +63,17 @@ class ZoneMatcher:
         )
 
     def warm(self, entries: Sequence[str], stop: Callable[[], bool]) -> None:
-        """Work out the zones of ``entries`` (git's listing at head: most paths of a diff are
-        there), a slice at a time until ``stop()`` says the paths to match have come: the next
-        `match` starts from what this found out about their directories and names. Only time
+        """Work out what decides for the files of each directory holding one of ``entries``
+        (git's listing at head, where most paths of a diff are), a slice at a time until
+        ``stop()`` says the paths to match have come: the next `match` starts from it. Only time
         changes: every answer is worked out the same way, whenever it is asked."""
         run = self._runs.pop() if self._runs else self._run()
         for at in range(0, len(entries), _WARM_SLICE):
             if stop():
                 break
-            run.fill(entries[at : at + _WARM_SLICE])
-        for f in run.found:
-            f.clear()
+            cut = map(str.rpartition, entries[at : at + _WARM_SLICE], repeat("/"))
+            for directory in dict.fromkeys(map(itemgetter(0), cut)):
+                run.state(directory)
         self._runs.append(run)
 
     def _run(self) -> MatchRun:
