@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import re
+import select
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, TypeVar
+from typing import IO, Generic, TypeVar
 
 from gradgate.checks.errors import GitError
 
@@ -131,6 +132,26 @@ class Started:
     poll: Callable[[], int | None]  # its exit status, or None while it runs
     kill: Callable[[], None]
     wait: Callable[[], None]  # reaps it; a GitError saying why when it failed (or was killed)
+
+
+@dataclass(frozen=True)
+class Pending(Generic[_T]):
+    """What a git still running will give: call it to read (and wait for git); ``ready`` asks,
+    without waiting, whether git has got that far."""
+
+    read: Callable[[], _T]
+    git: Started
+
+    def __call__(self) -> _T:
+        return self.read()
+
+    def ready(self) -> bool:
+        """Whether git has written something, or exited: for a diff, its work is then done.
+        True where a pipe cannot be polled (Windows): nothing is put off waiting for it."""
+        try:
+            return bool(select.select([self.git.stdout], [], [], 0)[0])
+        except (OSError, ValueError):
+            return True
 
 
 def read(git: Started, reader: Callable[[IO[bytes]], _T]) -> _T:

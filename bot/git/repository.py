@@ -107,9 +107,9 @@ class GitRepository:
     @contextlib.contextmanager
     def changed_paths(
         self, base_sha: str, head_sha: str
-    ) -> Iterator[Callable[[], tuple[list[str], int]]]:
+    ) -> Iterator[gitcmd.Pending[tuple[list[str], int]]]:
         """The paths ``base_sha..head_sha`` touches (a rename under both) and how many files,
-        from git started now and read when the function it gives is called.
+        from git started now and read when what it gives is called (``ready()``: git is done).
 
         git spends ~0.1 s on a 100,000-file diff before writing anything; the planner reads and
         compiles the config meanwhile. Leaving the block stops a git not read.
@@ -126,7 +126,7 @@ class GitRepository:
                 raise
 
         try:
-            yield result
+            yield gitcmd.Pending(result, started)
         finally:
             gitcmd.stop(started)  # not read: the caller failed first
 

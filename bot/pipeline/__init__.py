@@ -105,16 +105,19 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
         tracked = Tracked()
         with repo.tracked_paths(head_sha, tracked.feed) as listed:
             gaps = zone_gaps(policy.config, tracked, listed)
-    else:  # git works out the diff (~0.1 s on 100k files) while we read and compile the config
-        # and ask its zone patterns about the files at head
+    else:  # git works out the diff (~0.1 s on 100k files) while we read and compile the config,
+        # ask its zone patterns about the files at head, and, until the diff is there, work out
+        # what decides for the files of each directory at head (the matcher keeps it)
         tracked = Tracked()
         git = repo.changed_paths(base_sha, head_sha), repo.tracked_paths(head_sha, tracked.feed)
         with git[0] as diff, git[1] as listed:
             policy = read_policy(repo, request, base_sha, head_sha)  # 1 config
             matcher = ZoneMatcher.compile(policy.config.zones)
-            progress("reading the diff")
-            paths, files = diff()  # 2 diff (the listing is indexed while this waits on git)
             gaps = zone_gaps(policy.config, tracked, listed)
+            if policy.config.zones:
+                matcher.warm(tracked.entries, stop=diff.ready)
+            progress("reading the diff")
+            paths, files = diff()  # 2 diff
     edits = python_edits(repo, base_sha, head_sha, paths)
     plan = make_plan(  # 3 zones, 4 plan
         policy.config,

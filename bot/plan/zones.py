@@ -1,30 +1,11 @@
 """Pure zone matching: changed paths -> the zones they fall in, exactly as pathspec says.
 
-Asked per zone and path, a 100,000-path diff and 500 patterns is 50M regex calls. Instead:
-
-1. ``zone_index`` cuts every pattern's pathspec regex in two: what the *directory* part of a
-   path decides ("<dir>/" matches `src/**/`) and what the *name* decides (`*.py`). Patterns that
-   do not cut cleanly send their zone to plain pathspec (``ZoneMatcher.slow``).
-2. Each distinct directory gets a **state** (``_Side``): the rules that matched it or one of its
-   parents (inherited, so computed once per directory from its parent's), and the **parts** --
-   directory halves of name patterns -- that hold for it.
-3. Each distinct name gets a **class** (``_Side`` too): its rules are chosen by its suffix
-   (`.py`), or by the name itself when a pattern names it literally or holds a literal inside
-   it (``PatternIndex.special`` / ``needles``). Names with the same rules share a class.
-4. A path's zones are its state's zones plus its class's -- unless both decide something in the
-   same zone (their ``mask`` bits meet): then the winning rule (pathspec's: highest priority,
-   then last) is resolved once per (state, class) pair and memoised (``_Side.memo``).
-
-So the hot loop in ``ZoneMatcher.match`` is a few dict lookups per path, and the regexes run
-once per distinct directory or name. Words used below:
-
-    rule      one pattern of one zone: (zone, priority rank, includes?) in ``PatternIndex.rules``
-    win       zone -> its winning rule so far, for a state or a class
-    part      the directory half of a name pattern, shared by the classes that need it
-    mask      bits: the zones a side decides in (then, shifted, the zones of its parts)
-    adds      the ``list.append`` of each zone a path with this state and class belongs to
-    odd       the side for paths the index does not model (leading "/", "//", newlines): such a
-              path is asked of pathspec itself
+Asked per zone and path, a 100,000-path diff and 500 patterns is 50M regex calls. Instead
+``zone_index`` cuts every pattern's pathspec regex into what the directory part of a path decides
+and what its name decides, and ``zone_run`` asks each piece once per distinct directory or name
+(how, in its docstring): the hot loop is a few dict lookups per path. Patterns that do not cut
+cleanly send their zone to plain pathspec (``ZoneMatcher.slow``); so do odd paths (a leading "/",
+"//", a newline). A matcher keeps what it worked out (``warm``, ``match``) for its next call.
 """
 
 from __future__ import annotations
@@ -32,182 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import islice
-from operator import lt
+from itertools import islice, repeat
+from operator import itemgetter, lt
 
 import pathspec
 from gradgate.bot.config.zone import Zone
 from gradgate.bot.plan.safe_regex import compile_linear
-from gradgate.bot.plan.zone_index import NONE, ROOT, DirTest, PatternIndex, index_zones
+from gradgate.bot.plan.zone_index import PatternIndex, index_zones
+from gradgate.bot.plan.zone_run import MatchRun
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-Adds = tuple[Callable[[str], None], ...]  # the `list.append` of each zone a path is in
-_Candidates = tuple[list[DirTest], list[DirTest], tuple[tuple[str, ...], tuple[str, ...]]]
-
-
-@dataclass(slots=True, eq=False)
-class _Side:
-    """What a directory (a state) or a name (a class) decides, shared by all alike."""
-
-    win: dict[int, int]  # zone -> winning rule (of a class: among those needing no part)
-    zones: frozenset[int]  # the zones it decides something in
-    mask: int  # winners' zones as bits, then those of the parts it has (or a class needs)
-    inc: frozenset[int]  # the zones its winners include
-    adds: Adds
-    parts: frozenset[int] = NONE  # a state's
-    cond: list[tuple[int, int]] = field(default_factory=list)  # a class's: (rule, part)
-    memo: dict[_Side, Adds] = field(default_factory=dict)  # a state's, per class it meets
-    names: dict[str | tuple[str], Adds] = field(default_factory=dict)  # a state's, per name key
-
-
-@dataclass(slots=True, eq=False)
-class _Dir:
-    win: dict[int, int]  # zone -> winning rule among the tests matching "<dir>/"
-    key: frozenset[int]  # those rules: directories with equal keys and parts resolve alike
-    deep: frozenset[int]  # parts that hold here and below
-    flat: list[DirTest]  # flat parts that may hold here
-    tails: tuple[str, ...] = ()  # theirs, for one `endswith` before each test's
-    state: _Side | None = None  # what decides for its files, once asked
-    plain: _Dir | None = None  # shared by its subdirectories where nothing ends
-
-
-class _MatchRun:
-    """One `match` call: its memo tables per directory, name, state and class."""
-
-    def __init__(
-        self, index: PatternIndex, found: list[list[str]], exact: Callable[[str], None]
-    ) -> None:
-        self.index, self.found, self.exact = index, found, exact
-        self.appends = [f.append for f in found]
-        self.odd = _Side({}, NONE, -1, NONE, (exact,))
-        self.states: dict[tuple[frozenset[int], frozenset[int]], _Side] = {}
-        self.classes: dict[frozenset[int], _Side] = {}
-        self.keys: dict[object, _Side] = {}
-        self.dirnames: dict[str, frozenset[int]] = {}
-        self.cands: dict[tuple[str, frozenset[int], bool], _Candidates] = {}
-        self.dirs = {"": _Dir({}, NONE, NONE, [], state=self._state({}, NONE, frozenset({ROOT})))}
-
-    def _best(self, win: dict[int, int], rules: Iterable[int]) -> dict[int, int]:
-        for r in rules:
-            zone, rank, _ = self.index.rules[r]
-            if (now := win.get(zone)) is None or rank > self.index.rules[now][1]:
-                win[zone] = r
-        return win
-
-    def _side(self, win: dict[int, int], more: Iterable[int], **fields: object) -> _Side:
-        inc = frozenset(z for z, r in win.items() if self.index.rules[r][2])
-        mask = sum(1 << z for z in win) | sum(1 << z for z in set(more)) << len(self.found)
-        adds = tuple([self.appends[z] for z in inc])
-        zones = frozenset((*win, *more))
-        return _Side(win, zones, mask, inc, adds, **fields)  # type: ignore[arg-type]
-
-    def _state(self, win: dict[int, int], key: frozenset[int], parts: frozenset[int]) -> _Side:
-        if (st := self.states.get((key, parts))) is None:
-            more = [z for x in parts for z in self.index.part_zones.get(x, ())]
-            st = self.states[key, parts] = self._side(win, more, parts=parts)
-        return st
-
-    def state(self, d: str) -> _Side:
-        """What decides for the files directly in `d`: the tests above, the parts equal to it."""
-        if d.startswith(("/", "./")) or d.endswith("/") or d == "." or "//" in d or "\n" in d:
-            return self.odd
-        if (info := self.dirs.get(d)) is None:
-            if (up := self.dirs.get(d[: max(d.rfind("/"), 0)])) is not None:  # most often
-                info = self.dirs[d] = self._child(up, d)
-            else:
-                info = self._walk(d)
-        if info.state is None:
-            slash = d + "/"
-            parts = [  # (the `DirTest` pre-checks inline, here and below: per directory)
-                t.part
-                for t in (info.flat if slash.endswith(info.tails) else ())
-                if slash.endswith(t.tail) and slash.startswith(t.lit) and t.hit(slash, full=True)
-            ]
-            deep = info.deep.union(parts) if parts else info.deep  # (its hash is cached)
-            info.state = self._state(info.win, info.key, deep)
-        return info.state
-
-    def _walk(self, d: str) -> _Dir:
-        chain = [d]  # up to a known directory, then down: no recursion on deep paths
-        while (up := chain[-1][: max(chain[-1].rfind("/"), 0)]) not in self.dirs:
-            chain.append(up)
-        info = self.dirs[up]
-        for sub in reversed(chain):
-            info = self.dirs[sub] = self._child(info, sub)
-        return info
-
-    def _child(self, info: _Dir, d: str) -> _Dir:
-        slash, name = d + "/", d[d.rfind("/") + 1 :]
-        if (ids := self.dirnames.get(name)) is None:
-            ids = self.dirnames[name] = self.index.dirnames.classify(name)
-        key = (d[: d.find("/") + 1] or slash, ids, "/" in d)
-        tests, flat, tails = self.cands.get(key) or self._cands(*key)
-        if slash.endswith(tails[0]) and (  # one `endswith` for all, first
-            hits := [
-                t
-                for t in tests
-                if slash.endswith(t.tail) and slash.startswith(t.lit) and t.hit(slash)
-            ]
-        ):
-            win = self._best(dict(info.win), [t.rule for t in hits if t.rule >= 0])
-            deep = info.deep.union(t.part for t in hits if t.part >= 0)
-            return _Dir(win, frozenset(win.values()), deep, flat, tails[1])
-        if flat:
-            return _Dir(info.win, info.key, info.deep, flat, tails[1])
-        if info.plain is None:  # the common case: nothing ends here
-            info.plain = _Dir(info.win, info.key, info.deep, [])
-        return info.plain
-
-    def _cands(self, top: str, ids: frozenset[int], deeper: bool) -> _Candidates:
-        """The tests and flat parts (and tails) that may end at a directory named like `ids`."""
-        last = ids if deeper else (*ids, -1)  # `*/**` matches "/": at every top directory
-        tests, flat = (
-            [t for n in last for t in by.get(n, ()) if _allows(t.lit, top)]
-            for by in self.index.by_last
-        )
-        tails = (tuple({t.tail for t in tests}), tuple({t.tail for t in flat}))
-        self.cands[top, ids, deeper] = (tests, flat, tails)
-        return tests, flat, tails
-
-    def name_class(self, key: str | tuple[str]) -> _Side:
-        """The class of the names with this key: a last-dot suffix, or (a special name,)."""
-        index, name = self.index, key[0] if isinstance(key, tuple) else key
-        if not name or "\n" in name:  # "a/": no name; "a\n": `$` matches before the newline
-            return self.odd
-        names = index.names.classify(name, special=isinstance(key, tuple))
-        if names not in self.classes:
-            full = [rx for n in names for rx in index.full.get(n, ())]
-            win = self._best(self._best({}, index.always), [r for r, x in full if x < 0])
-            cond = [(r, x) for r, x in full if x >= 0]
-            more = [index.rules[r][0] for r, _ in cond]
-            self.classes[names] = self._side(win, more, cond=cond)
-        c = self.keys[key] = self.classes[names]
-        return c
-
-    def adds(self, st: _Side, key: str | tuple[str]) -> Adds:
-        """The zones of the files in a directory of state `st` whose names have this key."""
-        if (c := self.keys.get(key)) is None:
-            c = self.name_class(key)
-        if not st.mask & c.mask:  # they decide in different zones: each its own
-            return st.adds + c.adds
-        if (adds := st.memo.get(c)) is None:  # both decide something in one zone: resolve once
-            adds = st.memo[c] = self.both(st, c)
-        return adds
-
-    def both(self, st: _Side, c: _Side) -> Adds:
-        """The zones of a file whose directory and name both decide something in one zone."""
-        if st.mask == -1 or c.mask == -1:
-            return (self.exact,)
-        both = st.zones & c.zones  # (a part's rules' zones are in `st.zones` already)
-        rules = [side.win[z] for side in (st, c) for z in both if z in side.win]
-        win = self._best({}, rules + [r for r, x in c.cond if x in st.parts])
-        out = {z for z, r in win.items() if self.index.rules[r][2]}
-        return tuple([self.appends[z] for z in out | (st.inc - c.zones) | (c.inc - st.zones)])
-
-
-def _allows(lit: str, top: str) -> bool:
-    """Can a match starting with `lit` end at or below the top directory "<top>/"?"""
-    return top.startswith(lit) or lit.startswith(top)
+_WARM_SLICE = 1024  # entries between two `stop()` questions
 
 
 @dataclass(frozen=True)
@@ -218,6 +34,9 @@ class ZoneMatcher:
     patterns: tuple[tuple[str, ...], ...]  # each zone's
     slow: frozenset[int]  # zones with a regex shape not known here: asked of plain pathspec
     index: PatternIndex = field(repr=False, compare=False)
+    # What earlier calls worked out (`warm`, `match`), each for one call at a time: a call takes
+    # one (list.pop: thread-safe) and gives it back once it has succeeded.
+    _runs: list[MatchRun] = field(default_factory=list, init=False, repr=False, compare=False)
 
     @classmethod
     def compile(cls, zones: Sequence[Zone]) -> ZoneMatcher:
@@ -243,12 +62,21 @@ class ZoneMatcher:
             for lines in self.patterns
         )
 
-    def match(self, paths: Iterable[str]) -> dict[str, tuple[str, ...]]:
-        """Zone name -> the given paths inside it, in input order; zones with none omitted."""
-        given = paths if isinstance(paths, list | tuple) else list(paths)
-        # git lists paths in order, and strictly increasing paths hold no duplicate: checking
-        # that in C takes a fifth of the time of hashing 100,000 new strings to drop them.
-        unique = given if all(map(lt, given, islice(given, 1, None))) else dict.fromkeys(given)
+    def warm(self, entries: Sequence[str], stop: Callable[[], bool]) -> None:
+        """Work out what decides for the files of each directory holding one of ``entries``
+        (git's listing at head, where most paths of a diff are), a slice at a time until
+        ``stop()`` says the paths to match have come: the next `match` starts from it. Only time
+        changes: every answer is worked out the same way, whenever it is asked."""
+        run = self._runs.pop() if self._runs else self._run()
+        for at in range(0, len(entries), _WARM_SLICE):
+            if stop():
+                break
+            cut = map(str.rpartition, entries[at : at + _WARM_SLICE], repeat("/"))
+            for directory in dict.fromkeys(map(itemgetter(0), cut)):
+                run.state(directory)
+        self._runs.append(run)
+
+    def _run(self) -> MatchRun:
         found: list[list[str]] = [[] for _ in self.names]
         fast = [z for z in range(len(self.names)) if z not in self.slow]
 
@@ -257,26 +85,20 @@ class ZoneMatcher:
                 if self.specs[z].match_file(path):
                     found[z].append(path)
 
-        run = _MatchRun(self.index, found, exact)
-        special, needles = self.index.special, self.index.needles
-        last, st = None, run.odd
-        for p in unique:  # the hot loop: a few dict lookups per path
-            d, _, b = p.rpartition("/")
-            if d != last:  # git lists a directory's files together: one lookup per run of them
-                last, st = d, run.state(d)
-                memo = st.names
-            key: str | tuple[str] = b[b.rfind(".") :]  # a name's class is its suffix's ...
-            if b in special:  # ... unless it is a pattern's literal name, or holds the
-                key = (b,)  # longest literal of another glob
-            else:
-                for needle in needles:
-                    if needle in b:
-                        key = (b,)
-                        break
-            if (adds := memo.get(key)) is None:
-                adds = memo[key] = run.adds(st, key)
-            for add in adds:
-                add(p)
+        return MatchRun(self.index, found, exact)
+
+    def match(self, paths: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """Zone name -> the given paths inside it, in input order; zones with none omitted."""
+        given = paths if isinstance(paths, list | tuple) else list(paths)
+        # git lists paths in order, and strictly increasing paths hold no duplicate: checking
+        # that in C takes a fifth of the time of hashing 100,000 new strings to drop them.
+        unique = given if all(map(lt, given, islice(given, 1, None))) else dict.fromkeys(given)
+        run = self._runs.pop() if self._runs else self._run()
+        run.fill(unique)
         for z in self.slow:
-            found[z] = [p for p in unique if self.specs[z].match_file(p)]
-        return {name: tuple(f) for name, f in zip(self.names, found, strict=True) if f}
+            run.found[z] += [p for p in unique if self.specs[z].match_file(p)]
+        out = {name: tuple(f) for name, f in zip(self.names, run.found, strict=True) if f}
+        for f in run.found:
+            f.clear()
+        self._runs.append(run)
+        return out

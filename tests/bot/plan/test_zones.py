@@ -217,3 +217,21 @@ def test_hostile_patterns_match_in_linear_time(
 ) -> None:
     matched = ZoneMatcher.compile([zone(*patterns)]).match([path])
     assert bool(matched) is inside
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_warming_on_the_head_listing_changes_no_answer(seed: int) -> None:
+    """`gradgate plan` warms the matcher on git's listing at head while git works out the diff,
+    stopping whenever the diff comes: whatever it got through, the paths' zones are the same,
+    and so are those of a second call on the same matcher."""
+    rng = random.Random(seed)
+    zones = [random_zone(rng, f"z{i}") for i in range(30)]
+    paths = sorted({random_path(rng) for _ in range(3000)})
+    listing = sorted({random_path(rng) for _ in range(3000)} | set(paths[::2]) | {"/x", "a//b"})
+    want = ZoneMatcher.compile(zones).match(paths)
+    for slices in (0, 1, 99):
+        matcher = ZoneMatcher.compile(zones)
+        matcher.warm(listing, stop=iter([False] * slices + [True]).__next__)
+        assert matcher.match(paths) == want
+        assert matcher.match(paths) == want
+        assert matcher.match(paths[:50]) == ZoneMatcher.compile(zones).match(paths[:50])

@@ -1,0 +1,232 @@
+"""A `ZoneMatcher`'s memo tables: what decides for each directory, name and pair of them.
+
+Asked per zone and path, a 100,000-path diff and 500 patterns is 50M regex calls. Instead:
+
+1. ``zone_index`` cuts every pattern's pathspec regex in two: what the *directory* part of a
+   path decides ("<dir>/" matches `src/**/`) and what the *name* decides (`*.py`). Patterns that
+   do not cut cleanly send their zone to plain pathspec (``ZoneMatcher.slow``).
+2. Each distinct directory gets a **state** (``_Side``): the rules that matched it or one of its
+   parents (inherited, so computed once per directory from its parent's), and the **parts** --
+   directory halves of name patterns -- that hold for it.
+3. Each distinct name gets a **class** (``_Side`` too): its rules are chosen by its suffix
+   (`.py`), or by the name itself when a pattern names it literally or holds a literal inside
+   it (``PatternIndex.special`` / ``needles``). Names with the same rules share a class.
+4. A path's zones are its state's zones plus its class's -- unless both decide something in the
+   same zone (their ``mask`` bits meet): then the winning rule (pathspec's: highest priority,
+   then last) is resolved once per (state, class) pair and memoised (``_Side.memo``).
+
+So the hot loop (``MatchRun.fill``) is a few dict lookups per path, and the regexes run
+once per distinct directory or name. Words used below:
+
+    rule      one pattern of one zone: (zone, priority rank, includes?) in ``PatternIndex.rules``
+    win       zone -> its winning rule so far, for a state or a class
+    part      the directory half of a name pattern, shared by the classes that need it
+    mask      bits: the zones a side decides in (then, shifted, the zones of its parts)
+    adds      the ``list.append`` of each zone a path with this state and class belongs to
+    odd       the side for paths the index does not model (leading "/", "//", newlines): such a
+              path is asked of pathspec itself
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from gradgate.bot.plan.zone_index import NONE, ROOT, DirTest, PatternIndex
+
+Adds = tuple[Callable[[str], None], ...]  # the `list.append` of each zone a path is in
+_Candidates = tuple[list[DirTest], list[DirTest], tuple[tuple[str, ...], tuple[str, ...]]]
+
+
+@dataclass(slots=True, eq=False)
+class _Side:
+    """What a directory (a state) or a name (a class) decides, shared by all alike."""
+
+    win: dict[int, int]  # zone -> winning rule (of a class: among those needing no part)
+    zones: frozenset[int]  # the zones it decides something in
+    mask: int  # winners' zones as bits, then those of the parts it has (or a class needs)
+    inc: frozenset[int]  # the zones its winners include
+    adds: Adds
+    parts: frozenset[int] = NONE  # a state's
+    cond: list[tuple[int, int]] = field(default_factory=list)  # a class's: (rule, part)
+    memo: dict[_Side, Adds] = field(default_factory=dict)  # a state's, per class it meets
+    names: dict[str | tuple[str], Adds] = field(default_factory=dict)  # a state's, per name key
+
+
+@dataclass(slots=True, eq=False)
+class _Dir:
+    win: dict[int, int]  # zone -> winning rule among the tests matching "<dir>/"
+    key: frozenset[int]  # those rules: directories with equal keys and parts resolve alike
+    deep: frozenset[int]  # parts that hold here and below
+    flat: list[DirTest]  # flat parts that may hold here
+    tails: tuple[str, ...] = ()  # theirs, for one `endswith` before each test's
+    state: _Side | None = None  # what decides for its files, once asked
+    plain: _Dir | None = None  # shared by its subdirectories where nothing ends
+
+
+class MatchRun:
+    """Memo tables per directory, name, state and class, and each zone's `found` list: used by one
+    call at a time, and kept (the lists emptied) for the matcher's next call."""
+
+    def __init__(
+        self, index: PatternIndex, found: list[list[str]], exact: Callable[[str], None]
+    ) -> None:
+        self.index, self.found, self.exact = index, found, exact
+        self.appends = [f.append for f in found]
+        self.odd = _Side({}, NONE, -1, NONE, (exact,))
+        self.states: dict[tuple[frozenset[int], frozenset[int]], _Side] = {}
+        self.classes: dict[frozenset[int], _Side] = {}
+        self.keys: dict[object, _Side] = {}
+        self.dirnames: dict[str, frozenset[int]] = {}
+        self.cands: dict[tuple[str, frozenset[int], bool], _Candidates] = {}
+        self.dirs = {"": _Dir({}, NONE, NONE, [], state=self._state({}, NONE, frozenset({ROOT})))}
+
+    def fill(self, paths: Iterable[str]) -> None:
+        """Append each path to the `found` list of each zone it is in."""
+        special, needles, state, adds = (
+            self.index.special,
+            self.index.needles,
+            self.state,
+            self.adds,
+        )
+        last, st = None, self.odd
+        memo = st.names
+        for p in paths:  # the hot loop: a few dict lookups per path
+            d, _, b = p.rpartition("/")
+            if d != last:  # git lists a directory's files together: one lookup per run of them
+                last, st = d, state(d)
+                memo = st.names
+            key: str | tuple[str] = b[b.rfind(".") :]  # a name's class is its suffix's ...
+            if b in special:  # ... unless it is a pattern's literal name, or holds the
+                key = (b,)  # longest literal of another glob
+            else:
+                for needle in needles:
+                    if needle in b:
+                        key = (b,)
+                        break
+            if (todo := memo.get(key)) is None:
+                todo = memo[key] = adds(st, key)
+            for add in todo:
+                add(p)
+
+    def _best(self, win: dict[int, int], rules: Iterable[int]) -> dict[int, int]:
+        for r in rules:
+            zone, rank, _ = self.index.rules[r]
+            if (now := win.get(zone)) is None or rank > self.index.rules[now][1]:
+                win[zone] = r
+        return win
+
+    def _side(self, win: dict[int, int], more: Iterable[int], **fields: object) -> _Side:
+        inc = frozenset(z for z, r in win.items() if self.index.rules[r][2])
+        mask = sum(1 << z for z in win) | sum(1 << z for z in set(more)) << len(self.found)
+        adds = tuple([self.appends[z] for z in inc])
+        zones = frozenset((*win, *more))
+        return _Side(win, zones, mask, inc, adds, **fields)  # type: ignore[arg-type]
+
+    def _state(self, win: dict[int, int], key: frozenset[int], parts: frozenset[int]) -> _Side:
+        if (st := self.states.get((key, parts))) is None:
+            more = [z for x in parts for z in self.index.part_zones.get(x, ())]
+            st = self.states[key, parts] = self._side(win, more, parts=parts)
+        return st
+
+    def state(self, d: str) -> _Side:
+        """What decides for the files directly in `d`: the tests above, the parts equal to it."""
+        if d.startswith(("/", "./")) or d.endswith("/") or d == "." or "//" in d or "\n" in d:
+            return self.odd
+        if (info := self.dirs.get(d)) is None:
+            if (up := self.dirs.get(d[: max(d.rfind("/"), 0)])) is not None:  # most often
+                info = self.dirs[d] = self._child(up, d)
+            else:
+                info = self._walk(d)
+        if info.state is None:
+            slash = d + "/"
+            parts = [  # (the `DirTest` pre-checks inline, here and below: per directory)
+                t.part
+                for t in (info.flat if slash.endswith(info.tails) else ())
+                if slash.endswith(t.tail) and slash.startswith(t.lit) and t.hit(slash, full=True)
+            ]
+            deep = info.deep.union(parts) if parts else info.deep  # (its hash is cached)
+            info.state = self._state(info.win, info.key, deep)
+        return info.state
+
+    def _walk(self, d: str) -> _Dir:
+        chain = [d]  # up to a known directory, then down: no recursion on deep paths
+        while (up := chain[-1][: max(chain[-1].rfind("/"), 0)]) not in self.dirs:
+            chain.append(up)
+        info = self.dirs[up]
+        for sub in reversed(chain):
+            info = self.dirs[sub] = self._child(info, sub)
+        return info
+
+    def _child(self, info: _Dir, d: str) -> _Dir:
+        slash, name = d + "/", d[d.rfind("/") + 1 :]
+        if (ids := self.dirnames.get(name)) is None:
+            ids = self.dirnames[name] = self.index.dirnames.classify(name)
+        key = (d[: d.find("/") + 1] or slash, ids, "/" in d)
+        tests, flat, tails = self.cands.get(key) or self._cands(*key)
+        if slash.endswith(tails[0]) and (  # one `endswith` for all, first
+            hits := [
+                t
+                for t in tests
+                if slash.endswith(t.tail) and slash.startswith(t.lit) and t.hit(slash)
+            ]
+        ):
+            win = self._best(dict(info.win), [t.rule for t in hits if t.rule >= 0])
+            deep = info.deep.union(t.part for t in hits if t.part >= 0)
+            return _Dir(win, frozenset(win.values()), deep, flat, tails[1])
+        if flat:
+            return _Dir(info.win, info.key, info.deep, flat, tails[1])
+        if info.plain is None:  # the common case: nothing ends here
+            info.plain = _Dir(info.win, info.key, info.deep, [])
+        return info.plain
+
+    def _cands(self, top: str, ids: frozenset[int], deeper: bool) -> _Candidates:
+        """The tests and flat parts (and tails) that may end at a directory named like `ids`."""
+        last = ids if deeper else (*ids, -1)  # `*/**` matches "/": at every top directory
+        tests, flat = (
+            [t for n in last for t in by.get(n, ()) if _allows(t.lit, top)]
+            for by in self.index.by_last
+        )
+        tails = (tuple({t.tail for t in tests}), tuple({t.tail for t in flat}))
+        self.cands[top, ids, deeper] = (tests, flat, tails)
+        return tests, flat, tails
+
+    def name_class(self, key: str | tuple[str]) -> _Side:
+        """The class of the names with this key: a last-dot suffix, or (a special name,)."""
+        index, name = self.index, key[0] if isinstance(key, tuple) else key
+        if not name or "\n" in name:  # "a/": no name; "a\n": `$` matches before the newline
+            return self.odd
+        names = index.names.classify(name, special=isinstance(key, tuple))
+        if names not in self.classes:
+            full = [rx for n in names for rx in index.full.get(n, ())]
+            win = self._best(self._best({}, index.always), [r for r, x in full if x < 0])
+            cond = [(r, x) for r, x in full if x >= 0]
+            more = [index.rules[r][0] for r, _ in cond]
+            self.classes[names] = self._side(win, more, cond=cond)
+        c = self.keys[key] = self.classes[names]
+        return c
+
+    def adds(self, st: _Side, key: str | tuple[str]) -> Adds:
+        """The zones of the files in a directory of state `st` whose names have this key."""
+        if (c := self.keys.get(key)) is None:
+            c = self.name_class(key)
+        if not st.mask & c.mask:  # they decide in different zones: each its own
+            return st.adds + c.adds
+        if (adds := st.memo.get(c)) is None:  # both decide something in one zone: resolve once
+            adds = st.memo[c] = self.both(st, c)
+        return adds
+
+    def both(self, st: _Side, c: _Side) -> Adds:
+        """The zones of a file whose directory and name both decide something in one zone."""
+        if st.mask == -1 or c.mask == -1:
+            return (self.exact,)
+        both = st.zones & c.zones  # (a part's rules' zones are in `st.zones` already)
+        rules = [side.win[z] for side in (st, c) for z in both if z in side.win]
+        win = self._best({}, rules + [r for r, x in c.cond if x in st.parts])
+        out = {z for z, r in win.items() if self.index.rules[r][2]}
+        return tuple([self.appends[z] for z in out | (st.inc - c.zones) | (c.inc - st.zones)])
+
+
+def _allows(lit: str, top: str) -> bool:
+    """Can a match starting with `lit` end at or below the top directory "<top>/"?"""
+    return top.startswith(lit) or lit.startswith(top)
