@@ -14,6 +14,7 @@ import sympy; ``programs.warm`` covers those.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import torch
@@ -79,13 +80,40 @@ class NoValuesOnMeta(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
+# The model `warm` built on meta for the next request, with the request it was built for.
+_AHEAD: dict[str, Any] = {}
+
+
 def build_meta(request: dict[str, Any], target: Target, device: Any) -> tuple[Any, str | None]:
-    """(the model, None) built on meta; (the model on ``device``, why not meta) otherwise."""
+    """(the model, None) built on meta; (the model on ``device``, why not meta) otherwise. A
+    model :func:`build_ahead` made for the same request is used once instead of a new build."""
+    ahead = _AHEAD.pop("model", None)
+    if ahead is not None and ahead[0] == _key(request):
+        return ahead[1], None
     try:
-        with torch.device("meta"), NoValuesOnMeta():
-            return load(request, target, device=torch.device("meta")).model, None
+        return _meta_model(request, target), None
     except Problem:
         raise
     except Exception as exc:
         reason = f"{type(exc).__name__}: {exc}"[:_MAX_ERROR]
     return load(request, target, device=device).model, reason
+
+
+def build_ahead(request: dict[str, Any], target: Target) -> None:
+    """Build the model on meta now, for the next request of the same revision to use: whatever
+    the build imports (torch's symbolic shapes, with sympy, where the factory runs ops whose
+    meta kernels are Python) is then imported while the other revision's child works. A
+    factory that fails on meta raises here; the next request builds it again and says why."""
+    _AHEAD.clear()
+    _AHEAD["model"] = (_key(request), _meta_model(request, target))
+
+
+def _meta_model(request: dict[str, Any], target: Target) -> Any:
+    with torch.device("meta"), NoValuesOnMeta():
+        return load(request, target, device=torch.device("meta")).model
+
+
+def _key(request: dict[str, Any]) -> str:
+    """What a meta build depends on: the target, the model spec, the revision's root."""
+    fields = ("module", "path", "attr", "root")
+    return json.dumps([[request.get(f) for f in fields], request["kwargs"].get("model")])

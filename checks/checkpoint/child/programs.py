@@ -30,7 +30,7 @@ from .dry_run import dry_run
 from .equivalence import compare, save
 from .keys import migrate, strip_prefix, wrapper_prefix
 from .load import NotAStateDict, from_entries, load_file, torch_version
-from .meta import build_meta
+from .meta import build_ahead, build_meta
 from .policy import MIN_TORCH
 from .source import conditional, defined_at, shims
 
@@ -38,13 +38,13 @@ _MAX_ERROR = 2000
 
 
 def warm(request: dict[str, Any], target: Target) -> Any:
-    """Import what building on the meta device may need: torch's symbolic shapes, with sympy,
-    about half as long as ``import torch`` itself (``arange`` or maths on meta buffers need
-    it; random values do not, see ``meta``). The check asks the head child for it while
-    the base child runs, so that the head's part does not wait for it afterwards."""
-    # Another torch may not have it: the meta build then imports what it needs itself.
-    with contextlib.suppress(ImportError):
-        import torch.fx.experimental.symbolic_shapes  # noqa: F401
+    """Build the head model on the meta device ahead of the head request (``meta.build_ahead``):
+    the check asks the head child for it while the base child runs, so that what the build
+    imports (torch's symbolic shapes with sympy, about half as long as ``import torch``, for
+    factories with ``arange`` or maths on meta buffers) is not waited for afterwards."""
+    with contextlib.suppress(Exception):
+        prepare(request)
+        build_ahead(request, target)
     return None
 
 
