@@ -80,7 +80,8 @@ def test_the_wheel_holds_only_the_gradgate_namespace(wheels: tuple[Path, Path]) 
     tops = {name.split("/")[0] for name in names}
     assert tops == {"gradgate", next(t for t in tops if t.endswith(".dist-info"))}
     assert "gradgate/__init__.py" not in names  # an implicit namespace package
-    for expected in ("gradgate/bot/doors/cli/__init__.py", "gradgate/checks/sandbox/child.py",
+    for expected in ("gradgate/bot/doors/cli/__init__.py",
+                     "gradgate/checks/sandbox/child/__init__.py",
                      "gradgate/bot/templates/comment.md.j2",
                      "gradgate/examples/tiny-classifier/base/.gradgate.yml"):  # fmt: skip
         assert expected in names

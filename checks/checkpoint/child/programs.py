@@ -7,10 +7,11 @@ torch.save file loaded here) dry-run into it as saved and under each set of migr
 the saved base weights loaded into a real head model and compared.
 
 The model is built by the shared model code (``checks.model.child``) inside
-``with torch.device("meta")``: every parameter and buffer the factory creates is a meta tensor,
-so a multi-GB model costs no memory, and ``head.weight = emb.weight`` stays one parameter
-(init-empty-weights helpers re-create parameters and untie them). A factory that cannot run on
-meta (it reads weights, calls ``.item()``) is built for real instead, and the parent notes it.
+``with torch.device("meta")`` (``meta.build_meta``): every parameter and buffer the factory
+creates is a meta tensor, so a multi-GB model costs no memory, and ``head.weight = emb.weight``
+stays one parameter (init-empty-weights helpers re-create parameters and untie them). A factory
+that cannot run on meta (it reads weights, calls ``.item()``) is built for real instead, and
+the parent notes it.
 """
 
 from __future__ import annotations
@@ -29,31 +30,21 @@ from .dry_run import dry_run
 from .equivalence import compare, save
 from .keys import migrate, strip_prefix, wrapper_prefix
 from .load import NotAStateDict, from_entries, load_file, torch_version
+from .meta import build_ahead, build_meta
 from .policy import MIN_TORCH
 from .source import conditional, defined_at, shims
 
 _MAX_ERROR = 2000
 
 
-def build_meta(request: dict[str, Any], target: Target, device: Any) -> tuple[Any, str | None]:
-    """(the model, None) built on meta; (the model on ``device``, why not meta) otherwise."""
-    try:
-        with torch.device("meta"):
-            return load(request, target, device=torch.device("meta")).model, None
-    except Problem:
-        raise
-    except Exception as exc:
-        reason = f"{type(exc).__name__}: {exc}"[:_MAX_ERROR]
-    return load(request, target, device=device).model, reason
-
-
 def warm(request: dict[str, Any], target: Target) -> Any:
-    """Import what building on the meta device will need: torch's symbolic shapes, with sympy,
-    about half as long as ``import torch`` itself. The check asks the head child for it while
-    the base child runs, so that the head's part does not wait for it afterwards."""
-    # Another torch may not have it: the meta build then imports what it needs itself.
-    with contextlib.suppress(ImportError):
-        import torch.fx.experimental.symbolic_shapes  # noqa: F401
+    """Build the head model on the meta device ahead of the head request (``meta.build_ahead``):
+    the check asks the head child for it while the base child runs, so that what the build
+    imports (torch's symbolic shapes with sympy, about half as long as ``import torch``, for
+    factories with ``arange`` or maths on meta buffers) is not waited for afterwards."""
+    with contextlib.suppress(Exception):
+        prepare(request)
+        build_ahead(request, target)
     return None
 
 

@@ -91,7 +91,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_child_side_modules_are_found() -> None:
-    assert Path("sandbox/child.py") in child_modules()
+    assert Path("sandbox/child/__init__.py") in child_modules()
 
 
 @pytest.mark.parametrize("module", child_modules(), ids=str)
