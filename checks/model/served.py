@@ -20,7 +20,7 @@ import os
 import select
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -54,6 +54,7 @@ class ServedChild:
         python: str,
         readable: frozenset[Path],
         isolations: list[Isolation],
+        imports: Sequence[str] = (),
     ) -> None:
         self.readable = readable  # what the child may read besides its tree
         self._folder, self._revision = folder, revision
@@ -70,7 +71,9 @@ class ServedChild:
         self._requests = os.open(requests, os.O_RDWR)
         self._replies = os.open(replies, os.O_RDWR)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradgate-model")
-        pipes = {"session": {"requests": str(requests), "replies": str(replies)}}
+        # ``imports``: what the child imports at once, before its first request comes.
+        pipes = {"session": {"requests": str(requests), "replies": str(replies)},
+                 "imports": list(imports)}  # fmt: skip
         self._future: Future[Any] = self._pool.submit(start, pipes, self._stop.is_set)
 
     @property
