@@ -61,6 +61,7 @@ class ServedChild:
         self._limits, self._python = limits, python
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
+        self._asked = False
         self._stop = threading.Event()
         self._buffer = bytearray()
         self._isolations = isolations  # where the sandbox records how the child is isolated
@@ -104,6 +105,7 @@ class ServedChild:
                 gone = "the model's child is gone"
                 raise SandboxError(gone, kind="crash", revision=self._revision)
             number = next(self._ids)
+            self._asked = True
             path = self._folder / f"request-{number}.json"
             where = {"module": target.module, "path": target_path, "attr": target.attr}
             asked = {"id": number, "program": program, "kwargs": dict(kwargs), "seed": seed,
@@ -189,10 +191,13 @@ class ServedChild:
         )
 
     def close(self) -> None:
-        """End the child: the end of its request pipe lets it exit; stopped if it does not."""
+        """End the child: the end of its request pipe lets it exit; stopped if it does not. One
+        never asked anything (started ahead of a request that did not come) is stopped at once:
+        it may still be importing torch, and nothing it does is wanted."""
         os.close(self._requests)
-        with contextlib.suppress(Exception):
-            self._future.exception(timeout=_STOP_WAIT_S)
+        if self._asked:
+            with contextlib.suppress(Exception):
+                self._future.exception(timeout=_STOP_WAIT_S)
         self._stop.set()
         with contextlib.suppress(Exception):
             self._future.exception()
