@@ -4,9 +4,11 @@ The pipeline opens one :class:`ModelSessions` per gate and hands it to each chec
 ``CheckContext.models``; a check run on its own (tests, a bench) gets a private one from
 :func:`model_sessions`. The first model check that runs code at a revision starts that
 revision's child (``served``: one interpreter start, one ``import torch``); later requests, from
-the same check or the next, go to the same child, each with its own deadline and result. The
-session also owns the revisions' checkouts (each child's tree, the other one readable) and a
-folder every child may write (weights the base run hands to the head run).
+the same check or the next, go to the same child, each with its own deadline and result. A
+check calls ``start`` first, which starts both revisions' children without a request, then asks
+base, then head (``checks.model.turns`` says why). The session also owns the revisions'
+checkouts (each child's tree, the other one readable) and a folder every child may write
+(weights the base run hands to the head run).
 
 Checks whose settings run the model differently (another interpreter, device, entrypoint,
 memory or disk cap, network, environment) get a child of their own. A request that must read a
