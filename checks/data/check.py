@@ -1,17 +1,16 @@
 """The `data` check: the same input through the data path at base and at head, compared.
 
 Each revision runs in its revision's sandboxed child (``child.probe``; the one the model checks
-use: ``checks.model.session``), with every RNG seeded the same, base and head at once where
-there are two cores; head takes the input in the form base's transform took where it can.
+use: ``checks.model.session``), with every RNG seeded the same, both children started at once
+and the runs one after the other (``checks.model.turns``); head takes the input in the form
+base's transform took where it can.
 The parent names what changed (``compare``) and words it (``findings``). A crash, hang or
 unusable factory at either revision is an error naming the revision, never a pass.
 """
 
 from __future__ import annotations
 
-import os
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, ClassVar
 
 from gradgate.checks.base import (
@@ -30,8 +29,9 @@ from gradgate.checks.data.findings import findings_for
 from gradgate.checks.data.problems import describe
 from gradgate.checks.data.settings import DataSettings
 from gradgate.checks.data.spec import DataSpec
-from gradgate.checks.errors import CheckError, ModelError, SandboxError
+from gradgate.checks.errors import CheckError, ModelError
 from gradgate.checks.model.session import ModelSessions, model_sessions
+from gradgate.checks.model.turns import Deadline
 
 PROGRAM = "data.child.probe:probe"
 FORMS = ("numpy", "pil", "tensor")
@@ -82,9 +82,8 @@ class DataCheck:
 
 
 def measure(ctx: CheckContext, settings: DataSettings) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The child's JSON for base and head, within the check's one `timeout_s`: at the same time
-    where the machine has a core for each. Head takes the input in the form base's transform
-    took where it can: where the two took different forms, head runs again with base's first."""
+    """The child's JSON for base, then head, within the check's one `timeout_s`. Head takes the
+    input in the form base's transform took where it can: it tries base's form first."""
     spec = ctx.data
     if spec is None:
         raise CheckError(
@@ -92,24 +91,11 @@ def measure(ctx: CheckContext, settings: DataSettings) -> tuple[dict[str, Any], 
             "with `entrypoint: path/to/file.py:function` (a function that returns the "
             "transform); config.example.yaml shows every option"
         )
-    deadline = time.monotonic() + settings.timeout_s
+    deadline = Deadline(settings.timeout_s)
     with model_sessions(ctx) as sessions:  # the revisions' children the model checks use
-
-        def run(revision: str, forms: tuple[str, ...] = FORMS) -> dict[str, Any]:
-            return _run(ctx, settings, spec, sessions, revision, forms, deadline)
-
-        if _cores() < 2:
-            base = run("base")
-            head = run("head", _first(str(base.get("form"))))
-            return base, head
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="data") as pool:
-            base_run, head_run = pool.submit(run, "base"), pool.submit(run, "head")
-            wait((base_run, head_run))
-            base = base_run.result()  # base's error first, as it would run first
-            head = head_run.result()
-        form = str(base.get("form"))
-        if head.get("form") != form and form in FORMS:
-            head = run("head", _first(form))
+        sessions.start(ctx, settings, entrypoint=spec.entrypoint, key="data")
+        base = _run(ctx, settings, spec, sessions, "base", FORMS, deadline)
+        head = _run(ctx, settings, spec, sessions, "head", _first(str(base.get("form"))), deadline)
         return base, head
 
 
@@ -124,13 +110,8 @@ def _run(
     sessions: ModelSessions,
     revision: str,
     forms: tuple[str, ...],
-    deadline: float,
+    deadline: Deadline,
 ) -> dict[str, Any]:
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        limit = f"`timeout_s` ({settings.timeout_s:g} s)"
-        message = f"the check's {limit} ran out before {revision} could run"
-        raise SandboxError(message, kind="timeout", revision=revision)
     value = sessions.run_entry(
         ctx,
         settings,
@@ -141,19 +122,11 @@ def _run(
         program=PROGRAM,
         describe_problem=describe,
         seed=settings.seed,
-        timeout_s=max(round(remaining, 1), 0.1),
+        timeout_s=deadline.left(revision),
     )
     if not isinstance(value, dict) or "runs" not in value:
         raise ModelError(f"{revision}'s data child sent no outputs", code="no-output")
     return value
-
-
-def _cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _summary(c: Comparison, findings: tuple[Finding, ...]) -> str:

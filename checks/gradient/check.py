@@ -1,20 +1,18 @@
 """The `gradient` check: does every parameter that learned at base still learn at head?
 
 Each revision runs in its revision's sandboxed child (``child.probe``; one child per revision
-serves every model check: ``checks.model.session``), base and head at once when there are
-cores, with the same seed, device and batch; the parent classifies every parameter
-(``classify``), compares base with head (``compare``), words the findings grouped by module
-prefix (``findings``) and adds the model summary and the
+serves every model check: ``checks.model.session``), both children started at once and the
+probes run one after the other (``checks.model.turns``), with the same seed, device and batch;
+the parent classifies every parameter (``classify``), compares base with head (``compare``),
+words the findings grouped by module prefix (``findings``) and adds the model summary and the
 gradient-norm chart (``summary``). A crash, hang or OOM at either revision is an error naming
 the revision, never a pass.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Collection, Mapping
-from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -45,6 +43,7 @@ from gradgate.checks.model.run import cuda_works
 from gradgate.checks.model.session import ModelSessions, model_sessions
 from gradgate.checks.model.settings import effective_model
 from gradgate.checks.model.spec import ModelSpec
+from gradgate.checks.model.turns import Deadline
 
 PROGRAM = "gradient.child.probe:probe"
 
@@ -135,27 +134,20 @@ class GradientCheck:
 
 
 def measure(ctx: CheckContext, settings: GradientSettings) -> tuple[Probed, Probed]:
-    """Run the probe on base and head, each in its revision's sandboxed child (the gate's model
-    session: ``checks.model.session``), within the check's one `timeout_s`; at the same time
-    when the machine has a core for each (each child under its own limits). A revision that
-    crashed, hung, ran out of memory or gave an unusable model raises SandboxError or
-    ModelError, naming the revision (base first when both failed)."""
+    """Run the probe on base, then on head, each in its revision's sandboxed child (the gate's
+    model session: ``checks.model.session``), both children started at once, within the check's
+    one `timeout_s` (``checks.model.turns``). A revision that crashed, hung, ran out of memory
+    or gave an unusable model raises SandboxError or ModelError naming the revision; base's
+    error comes first, as base runs first."""
     spec = effective_model(ctx, check=GradientCheck.name)
-    deadline = time.monotonic() + settings.timeout_s
+    deadline = Deadline(settings.timeout_s)
     with model_sessions(ctx) as sessions:
         device = _device(ctx, settings, sessions.root(ctx, "base"))
-
-        def probe(revision: str) -> Probed:
-            # The head child records which of the PR's changed lines ran (issue 20, point 5).
-            spans = child_spans(ctx.changes) if revision == "head" else {}
-            return _probe(ctx, settings, spec, sessions, revision, device, deadline, spans)
-
-        if _cores() < 2:
-            return probe("base"), probe("head")
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="gradient") as pool:
-            base, head = pool.submit(probe, "base"), pool.submit(probe, "head")
-            wait((base, head))
-            return base.result(), head.result()  # base's error first, as it would run first
+        sessions.start(ctx, settings, entrypoint=spec.entrypoint, device=device)
+        base = _probe(ctx, settings, spec, sessions, "base", device, deadline, {})
+        # The head child records which of the PR's changed lines ran (issue 20, point 5).
+        spans = child_spans(ctx.changes)
+        return base, _probe(ctx, settings, spec, sessions, "head", device, deadline, spans)
 
 
 def _probe(
@@ -165,14 +157,9 @@ def _probe(
     sessions: ModelSessions,
     revision: str,
     device: str,
-    deadline: float,
+    deadline: Deadline,
     spans: Mapping[str, list[list[int]]],
 ) -> Probed:
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        limit = f"`timeout_s` ({settings.timeout_s:g} s)"
-        message = f"the check's {limit} ran out before {revision} could run"
-        raise SandboxError(message, kind="timeout", revision=revision)
     value = sessions.run(
         ctx,
         settings,
@@ -182,7 +169,7 @@ def _probe(
         kwargs={"gradient": {"steps": settings.steps}, "coverage": dict(spans) or None},
         device=device,
         seed=settings.seed,
-        timeout_s=max(round(remaining, 1), 0.1),  # one decimal reads well
+        timeout_s=deadline.left(revision),
     )
     found = parse_probe(value, revision=revision)
     for facts in found.variants:
@@ -196,14 +183,6 @@ def _probe(
                 revision=revision,
             )
     return found
-
-
-def _cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _device(ctx: CheckContext, settings: GradientSettings, root: Path) -> str:

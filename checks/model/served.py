@@ -20,7 +20,7 @@ import os
 import select
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -54,12 +54,14 @@ class ServedChild:
         python: str,
         readable: frozenset[Path],
         isolations: list[Isolation],
+        imports: Sequence[str] = (),
     ) -> None:
         self.readable = readable  # what the child may read besides its tree
         self._folder, self._revision = folder, revision
         self._limits, self._python = limits, python
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
+        self._asked = False
         self._stop = threading.Event()
         self._buffer = bytearray()
         self._isolations = isolations  # where the sandbox records how the child is isolated
@@ -70,7 +72,9 @@ class ServedChild:
         self._requests = os.open(requests, os.O_RDWR)
         self._replies = os.open(replies, os.O_RDWR)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradgate-model")
-        pipes = {"session": {"requests": str(requests), "replies": str(replies)}}
+        # ``imports``: what the child imports at once, before its first request comes.
+        pipes = {"session": {"requests": str(requests), "replies": str(replies)},
+                 "imports": list(imports)}  # fmt: skip
         self._future: Future[Any] = self._pool.submit(start, pipes, self._stop.is_set)
 
     @property
@@ -101,6 +105,7 @@ class ServedChild:
                 gone = "the model's child is gone"
                 raise SandboxError(gone, kind="crash", revision=self._revision)
             number = next(self._ids)
+            self._asked = True
             path = self._folder / f"request-{number}.json"
             where = {"module": target.module, "path": target_path, "attr": target.attr}
             asked = {"id": number, "program": program, "kwargs": dict(kwargs), "seed": seed,
@@ -186,10 +191,13 @@ class ServedChild:
         )
 
     def close(self) -> None:
-        """End the child: the end of its request pipe lets it exit; stopped if it does not."""
+        """End the child: the end of its request pipe lets it exit; stopped if it does not. One
+        never asked anything (started ahead of a request that did not come) is stopped at once:
+        it may still be importing torch, and nothing it does is wanted."""
         os.close(self._requests)
-        with contextlib.suppress(Exception):
-            self._future.exception(timeout=_STOP_WAIT_S)
+        if self._asked:
+            with contextlib.suppress(Exception):
+                self._future.exception(timeout=_STOP_WAIT_S)
         self._stop.set()
         with contextlib.suppress(Exception):
             self._future.exception()

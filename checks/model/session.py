@@ -4,9 +4,11 @@ The pipeline opens one :class:`ModelSessions` per gate and hands it to each chec
 ``CheckContext.models``; a check run on its own (tests, a bench) gets a private one from
 :func:`model_sessions`. The first model check that runs code at a revision starts that
 revision's child (``served``: one interpreter start, one ``import torch``); later requests, from
-the same check or the next, go to the same child, each with its own deadline and result. The
-session also owns the revisions' checkouts (each child's tree, the other one readable) and a
-folder every child may write (weights the base run hands to the head run).
+the same check or the next, go to the same child, each with its own deadline and result. A
+check calls ``start`` first, which starts both revisions' children without a request, then asks
+base, then head (``checks.model.turns`` says why). The session also owns the revisions'
+checkouts (each child's tree, the other one readable) and a folder every child may write
+(weights the base run hands to the head run).
 
 Checks whose settings run the model differently (another interpreter, device, entrypoint,
 memory or disk cap, network, environment) get a child of their own. A request that must read a
@@ -16,17 +18,19 @@ file outside what the child sees starts a new child that sees it too.
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from gradgate.checks.base import CheckContext, UserCodeSettings
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.model.beside import config_folder
+from gradgate.checks.model.children import Asked, ChildKey, Running, inside
 from gradgate.checks.model.problems import describe
 from gradgate.checks.model.run import checked_value, resolve_entrypoint, worded_crash
 from gradgate.checks.model.served import LIFETIME_S, SERVE, ServedChild
@@ -36,33 +40,10 @@ from gradgate.checks.sandbox.isolation import Isolation
 from gradgate.checks.sandbox.limits import SandboxLimits
 from gradgate.checks.sandbox.outcome import parse_target
 
-
-@dataclass(frozen=True, slots=True)
-class _Key:
-    """What a child is started with: requests that agree on it share the child."""
-
-    sha: str
-    entrypoint: str | None
-    device: str
-    python: str | None
-    sandbox: str
-    memory_mb: int | None
-    disk_mb: int | None
-    network: bool
-    env_allow: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class _Running:
-    """A started child, with what lives as long as it does (the config folder it sees)."""
-
-    child: ServedChild
-    stack: contextlib.ExitStack
-    config_dir: Path | None
-
-    def close(self) -> None:
-        self.child.close()
-        self.stack.close()
+REVISIONS = ("base", "head")
+# What a child imports when it starts, by the kind of request it is started for: a model
+# check's programs all import torch; a data transform may not need it.
+_IMPORTS: Mapping[str, tuple[str, ...]] = {"model": ("torch",)}
 
 
 class ModelSessions:
@@ -72,7 +53,7 @@ class ModelSessions:
         self._lock = threading.Lock()
         self._stack = contextlib.ExitStack()
         self._roots: dict[str, Path] = {}
-        self._children: dict[_Key, _Running] = {}
+        self._children: dict[ChildKey, Running] = {}
         self._folder: Path | None = None
         self.started = 0  # children started so far (tests and the benchmark read it)
 
@@ -146,9 +127,60 @@ class ModelSessions:
     ) -> Any:
         """What :meth:`run` does, for any factory named in a config block (``run_entry_program``:
         the data check's transform too), in the same child as the model checks."""
-        roots = {name: self.root(ctx, name) for name in ("base", "head")}
+        asked = self._ready(ctx, settings, entrypoint=entrypoint, revision=revision, key=key,
+                            device=device, readable=readable)  # fmt: skip
+        running, root, config_dir = asked.running, asked.root, asked.config_dir
+        extra_path = [] if config_dir is None else [str(config_dir)]
+        payload = {**(kwargs or {}), key: {**request, "extra_path": extra_path}}
+        try:
+            value = running.child.ask(
+                program, payload, target=asked.parsed, seed=seed, timeout_s=timeout_s,
+                target_path=None if asked.path is None else str(asked.path),
+            )  # fmt: skip
+        except SandboxError as exc:
+            raise worded_crash(exc, root=root, python=ctx.python or sys.executable,
+                               config_dir=config_dir) from None  # fmt: skip
+        finally:
+            if running.child.isolation is not None:
+                ctx.isolations.append(running.child.isolation)
+        return checked_value(
+            value, target=asked.target, revision=revision, describe_problem=describe_problem
+        )
+
+    def start(
+        self,
+        ctx: CheckContext,
+        settings: UserCodeSettings,
+        *,
+        entrypoint: str | None,
+        key: str = "model",
+        device: str = "cpu",
+        readable: Sequence[Path] = (),
+    ) -> None:
+        """Start base's and head's children now, without a request, each importing what ``key``'s
+        programs need (torch for a model): the interpreter starts and imports, one thread each,
+        overlap, and each revision's first request (same arguments) finds its child ready. What
+        goes wrong here is left to that request to say."""
+        for revision in REVISIONS:
+            with contextlib.suppress(Exception):
+                self._ready(ctx, settings, entrypoint=entrypoint, revision=revision, key=key,
+                            device=device, readable=readable)  # fmt: skip
+
+    def _ready(
+        self,
+        ctx: CheckContext,
+        settings: UserCodeSettings,
+        *,
+        entrypoint: str | None,
+        revision: str,
+        key: str,
+        device: str,
+        readable: Sequence[Path],
+    ) -> Asked:
+        """The running child that sees what a request at ``revision`` reads, and its target."""
+        roots = {name: self.root(ctx, name) for name in REVISIONS}
         root = roots[revision].resolve()
-        child_key = _Key(
+        child_key = ChildKey(
             sha=ctx.base_sha if revision == "base" else ctx.head_sha,
             # With --config, the folder the child sees may be staged for one entrypoint only.
             entrypoint=None if ctx.config_dir is None else entrypoint,
@@ -162,50 +194,35 @@ class ModelSessions:
         )
         others = {r.resolve() for n, r in roots.items() if n != revision}
         wanted = frozenset(Path(p).resolve() for p in readable) | others
+        child = functools.partial(self._child, ctx, settings, child_key, root=root,
+                                  revision=revision, entrypoint=entrypoint,
+                                  imports=_IMPORTS.get(key, ()))  # fmt: skip
         with self._lock:
-            running = self._child(ctx, settings, child_key, root=root, revision=revision,
-                                  entrypoint=entrypoint, wanted=wanted)  # fmt: skip
-            config_dir = running.config_dir
-            target = resolve_entrypoint(entrypoint, root=root, config_dir=config_dir)
+            running = child(wanted=wanted)
+            target = resolve_entrypoint(entrypoint, root=root, config_dir=running.config_dir)
             parsed = parse_target(target, revision=revision)
             path = None if parsed.path is None else (root / parsed.path).resolve()
             if path is not None and not path.is_relative_to(root):
                 # A factory file outside the tree: the child must see its folder.
                 wanted |= {path.parent}
-                running = self._child(ctx, settings, child_key, root=root, revision=revision,
-                                      entrypoint=entrypoint, wanted=wanted)  # fmt: skip
-                config_dir = running.config_dir
-        extra_path = [] if config_dir is None else [str(config_dir)]
-        payload = {**(kwargs or {}), key: {**request, "extra_path": extra_path}}
-        try:
-            value = running.child.ask(
-                program, payload, target=parsed, target_path=None if path is None else str(path),
-                seed=seed, timeout_s=timeout_s,
-            )  # fmt: skip
-        except SandboxError as exc:
-            raise worded_crash(exc, root=root, python=ctx.python or sys.executable,
-                               config_dir=config_dir) from None  # fmt: skip
-        finally:
-            if running.child.isolation is not None:
-                ctx.isolations.append(running.child.isolation)
-        return checked_value(
-            value, target=target, revision=revision, describe_problem=describe_problem
-        )
+                running = child(wanted=wanted)
+        return Asked(running, root, running.config_dir, target, parsed, path)
 
     def _child(
         self,
         ctx: CheckContext,
         settings: UserCodeSettings,
-        key: _Key,
+        key: ChildKey,
         *,
         root: Path,
         revision: str,
         entrypoint: str | None,
         wanted: frozenset[Path],
-    ) -> _Running:
+        imports: Sequence[str],
+    ) -> Running:
         known = self._children.pop(key, None)
         if known is not None:
-            if known.child.alive and all(_inside(p, known.child.readable) for p in wanted):
+            if known.child.alive and all(inside(p, known.child.readable) for p in wanted):
                 self._children[key] = known
                 return known
             kept = known.child.readable - {known.config_dir}  # a staged folder goes with it
@@ -236,9 +253,10 @@ class ModelSessions:
             python=ctx.python or sys.executable,
             readable=frozenset(seen),
             isolations=isolations,
+            imports=imports,
         )
         self.started += 1
-        running = _Running(child, stack, config_dir)
+        running = Running(child, stack, config_dir)
         self._children[key] = running
         return running
 
@@ -248,10 +266,6 @@ class ModelSessions:
         for running in children:
             running.close()
         self._stack.close()
-
-
-def _inside(path: Path, folders: frozenset[Path]) -> bool:
-    return any(path == folder or folder in path.parents for folder in folders)
 
 
 @contextlib.contextmanager

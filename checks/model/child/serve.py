@@ -14,14 +14,24 @@ its one message, plus the id:
     {"id": N, "ok": true, "value": ...} | {"id": N, "ok": false, "phase": ..., "error": ...}
 
 Each request runs its program as a fresh child would (``random`` and torch seeded again, the
-model built again), so a check's result does not depend on the checks before it. The end of
-the request pipe ends the child; the parent stops it when a request runs past its deadline.
+model built again), so a check's result does not depend on the checks before it. After each
+answer the child hands back what the request freed (a collection, then glibc's
+``malloc_trim``), so an idle child does not hold a model's worth of heap while the other
+revision's child works. The start request may name modules to import before the first request
+(``imports``: torch), so that a child started ahead of its work spends that time at once. The
+end of the request pipe ends the child; the parent stops it when a request runs past its
+deadline.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import gc
+import importlib
 import json
 import os
+import sys
 from typing import Any, Callable
 
 from ...sandbox.child import PROTOCOL, Target, call_program, error, program_named
@@ -32,18 +42,59 @@ Program = Callable[[dict[str, Any], Target], Any]
 def serve(request: dict[str, Any], target: Target) -> dict[str, Any]:
     """The session's program: answer requests until the request pipe ends."""
     pipes = request["kwargs"]["session"]
+    warm(request["kwargs"].get("imports") or ())
     served = 0
     with open(pipes["requests"], "rb") as requests:
         replies = os.open(pipes["replies"], os.O_WRONLY)
         try:
             for line in requests:
-                with open(line.decode().strip(), encoding="utf-8") as file:
-                    asked = json.load(file)
-                _send(replies, answer(request, asked))
+                _answer_file(request, line.decode().strip(), replies)
                 served += 1
+                free()
         finally:
             os.close(replies)
     return {"served": served}
+
+
+def _answer_file(started: dict[str, Any], path: str, replies: int) -> None:
+    """Read one request, answer it; what it held is garbage once this returns."""
+    with open(path, encoding="utf-8") as file:
+        asked = json.load(file)
+    _send(replies, answer(started, asked))
+
+
+def warm(modules: Any) -> None:
+    """Import ``modules`` now, before any request. One that fails is left to the request that
+    needs it, which then says why."""
+    for name in modules:
+        with contextlib.suppress(Exception):
+            importlib.import_module(str(name))
+
+
+def free() -> None:
+    """Give back to the system what the last request freed: Python's cycles, torch's cached
+    GPU blocks, and the C heap glibc keeps for reuse (``malloc_trim``; skipped where the C
+    library has none)."""
+    gc.collect()
+    torch = sys.modules.get("torch")
+    with contextlib.suppress(Exception):
+        if torch is not None and torch.cuda.is_initialized():
+            torch.cuda.empty_cache()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+_TRIM: list[Any] = []  # the C library's malloc_trim once looked up (None where there is none)
+
+
+def _malloc_trim() -> Any:
+    if not _TRIM:
+        found = None
+        with contextlib.suppress(Exception):  # the process's own symbols: the C library's
+            found = getattr(ctypes.CDLL(None), "malloc_trim", None)
+        _TRIM.append(found)
+    return _TRIM[0]
 
 
 def answer(started: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:
