@@ -212,6 +212,6 @@ def test_a_forks_head_config_is_never_adopted_and_its_code_runs_only_under_bubbl
 
     if untrusted:
         assert report.config_source == "built-in defaults"
-        assert (recording.pythons, recording.sandboxes) == ([None], ["require"])
+        assert (recording.pythons, recording.sandboxes) == ([None], ["untrusted"])
     else:  # a trusted PR adopts its own config
         assert (recording.pythons, recording.sandboxes) == (["/fork/python"], ["auto"])
