@@ -94,15 +94,21 @@ class Tracked:
         """Whether any entry matches the include ``pattern`` on its own."""
         regex = gitignore_regex(pattern)[0]
         assert regex is not None, pattern
-        compiled = compile_linear(regex)
         shape = None if self.odd else parse_regex(regex)
         head, tokens, kind = shape or ("", [], -1)
         if kind == 3:  # `*` or `**`: every path
             return bool(self.entries)
         if not head:  # a shape not read here (or `*/`: any path with a "/" in it)
-            return any(map(compiled.search, self.entries))  # pathspec's own test
+            return self._any(regex)  # pathspec's own test
         if head == "^":  # anchored: only entries that start with its literal beginning
             start, entries = literal(tokens), self._sorted
+            if len(start) == len(tokens):  # all literal: "<start>" (kind 0 only) or below it
+                at = bisect.bisect_left(entries, start)
+                below = bisect.bisect_left(entries, f"{start}/", at)
+                return (kind == 0 and at < below and entries[at] == start) or (
+                    below < len(entries) and entries[below].startswith(f"{start}/")
+                )
+            compiled = compile_linear(regex)
             for at in range(bisect.bisect_left(entries, start), len(entries)):
                 if not entries[at].startswith(start):
                     return False
@@ -110,7 +116,7 @@ class Tracked:
                     return True
             return False
         if "/" in tokens:  # several segments at any depth: rare, asked of every entry
-            return any(map(compiled.search, self.entries))
+            return self._any(regex)
         # One segment at any depth: a last name (kind 0), or a directory's name (kinds 1, 2),
         # which is followed by a `/` in the entries below it.
         name, rest = literal(tokens), literal(tokens[1:])
@@ -123,4 +129,9 @@ class Tracked:
         if kind == 0:
             segment = compile_linear("".join(tokens))
             return any(map(segment.fullmatch, self.names))
-        return any(map(compiled.search, self.entries))
+        return self._any(regex)
+
+    def _any(self, regex: str) -> bool:
+        """Whether pathspec's ``regex`` finds any entry (compiled only for the shapes asked so:
+        the others never run a regex)."""
+        return any(map(compile_linear(regex).search, self.entries))

@@ -49,7 +49,7 @@ def _literal(tokens: list[str], *, end: bool = False) -> str:
 
 def _split(tokens: list[str]) -> tuple[list[str], list[str]]:
     """The tokens before the last "/", and after it: the last segment."""
-    cut = max((i for i, t in enumerate(tokens) if t == "/"), default=-1)
+    cut = len(tokens) - 1 - tokens[::-1].index("/") if "/" in tokens else -1
     return tokens[: max(cut, 0)], tokens[cut + 1 :]
 
 
@@ -164,9 +164,10 @@ class PatternIndex:
 
     def _test(self, flat: bool, head: str, tokens: list[str], rule: int, part: int) -> None:
         last = self.dirnames.add(seg) if (seg := _split(tokens)[1]) else -1
-        lit, tail = _literal(tokens) if head == "^" else "", _literal(tokens, end=True) + "/"
+        text = _literal(tokens)
+        lit, tail = text if head == "^" else "", _literal(tokens, end=True) + "/"
         test = DirTest(f"{head}{''.join(tokens)}/", lit, tail, last, rule, part)
-        if tokens and len(text := _literal(tokens)) == len(tokens):  # (literals: 1 character)
+        if tokens and len(text) == len(tokens):  # (literals: 1 character)
             test.text, test.below = text + "/", "" if head == "^" else f"/{text}/"
         self.tests[flat].append(test)
 
