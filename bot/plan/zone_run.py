@@ -89,6 +89,7 @@ class MatchRun:
             self.state,
             self.adds,
         )
+        one = needles[0] if len(needles) == 1 else None  # (most configs have at most one)
         last, st = None, self.odd
         memo = st.names
         for p in paths:  # the hot loop: a few dict lookups per path
@@ -96,14 +97,12 @@ class MatchRun:
             if d != last:  # git lists a directory's files together: one lookup per run of them
                 last, st = d, state(d)
                 memo = st.names
-            key: str | tuple[str] = b[b.rfind(".") :]  # a name's class is its suffix's ...
-            if b in special:  # ... unless it is a pattern's literal name, or holds the
-                key = (b,)  # longest literal of another glob
+            # A name's class is its suffix's, unless it is a pattern's literal name, or holds
+            # the longest literal of another glob.
+            if b in special or (needles and (one in b if one else any(n in b for n in needles))):
+                key: str | tuple[str] = (b,)
             else:
-                for needle in needles:
-                    if needle in b:
-                        key = (b,)
-                        break
+                key = b[b.rfind(".") :]
             if (todo := memo.get(key)) is None:
                 todo = memo[key] = adds(st, key)
             for add in todo:
@@ -131,23 +130,29 @@ class MatchRun:
 
     def state(self, d: str) -> _Side:
         """What decides for the files directly in `d`: the tests above, the parts equal to it."""
-        if d.startswith(("/", "./")) or d.endswith("/") or d == "." or "//" in d or "\n" in d:
-            return self.odd
-        if (info := self.dirs.get(d)) is None:
-            if (up := self.dirs.get(d[: max(d.rfind("/"), 0)])) is not None:  # most often
-                info = self.dirs[d] = self._child(up, d)
+        if (info := self.dirs.get(d)) is None:  # (an odd directory is never kept there)
+            if d.startswith(("/", "./")) or d.endswith("/") or d == "." or "//" in d or "\n" in d:
+                return self.odd
+            cut = d.rfind("/")
+            if (up := self.dirs.get(d[: max(cut, 0)])) is not None:  # most often
+                info = self.dirs[d] = self._child(up, d, cut)
             else:
                 info = self._walk(d)
-        if info.state is None:
-            slash = d + "/"
-            parts = [  # (the `DirTest` pre-checks inline, here and below: per directory)
-                t.part
-                for t in (info.flat if slash.endswith(info.tails) else ())
-                if slash.endswith(t.tail) and slash.startswith(t.lit) and t.hit(slash, full=True)
-            ]
-            deep = info.deep.union(parts) if parts else info.deep  # (its hash is cached)
-            info.state = self._state(info.win, info.key, deep)
-        return info.state
+        if (st := info.state) is None:
+            deep = info.deep
+            if info.flat and (slash := d + "/").endswith(info.tails):
+                parts = [  # (the `DirTest` pre-checks inline, here and below: per directory)
+                    t.part
+                    for t in info.flat
+                    if slash.endswith(t.tail)
+                    and slash.startswith(t.lit)
+                    and t.hit(slash, full=True)
+                ]
+                deep = deep.union(parts) if parts else deep  # (its hash is cached)
+            if (st := self.states.get((info.key, deep))) is None:
+                st = self._state(info.win, info.key, deep)
+            info.state = st
+        return st
 
     def _walk(self, d: str) -> _Dir:
         chain = [d]  # up to a known directory, then down: no recursion on deep paths
@@ -155,14 +160,15 @@ class MatchRun:
             chain.append(up)
         info = self.dirs[up]
         for sub in reversed(chain):
-            info = self.dirs[sub] = self._child(info, sub)
+            info = self.dirs[sub] = self._child(info, sub, sub.rfind("/"))
         return info
 
-    def _child(self, info: _Dir, d: str) -> _Dir:
-        slash, name = d + "/", d[d.rfind("/") + 1 :]
+    def _child(self, info: _Dir, d: str, cut: int) -> _Dir:
+        """The directory `d` below `info`'s, its last "/" at `cut` (-1: none)."""
+        slash, name = d + "/", d[cut + 1 :]
         if (ids := self.dirnames.get(name)) is None:
             ids = self.dirnames[name] = self.index.dirnames.classify(name)
-        key = (d[: d.find("/") + 1] or slash, ids, "/" in d)
+        key = (d[: d.find("/") + 1] or slash, ids, cut >= 0)
         tests, flat, tails = self.cands.get(key) or self._cands(*key)
         if slash.endswith(tails[0]) and (  # one `endswith` for all, first
             hits := [
