@@ -10,10 +10,9 @@ from __future__ import annotations
 import contextlib
 import re
 import select
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Generic, TypeVar
+from typing import IO, TypeVar
 
 from gradgate.checks.errors import GitError
 
@@ -134,16 +133,20 @@ class Started:
     wait: Callable[[], None]  # reaps it; a GitError saying why when it failed (or was killed)
 
 
-@dataclass(frozen=True)
-class Pending(Generic[_T]):
-    """What a git still running will give: call it to read (and wait for git); ``ready`` asks,
-    without waiting, whether git has got that far."""
+PathSink = Callable[[list[str]], object]  # takes the paths of a diff a batch at a time
 
-    read: Callable[[], _T]
+
+@dataclass(frozen=True)
+class Pending:
+    """The paths a `git diff` still running will give: call it to read them (and wait for git),
+    each batch handed to ``on_paths`` as soon as git has written it; ``ready`` asks, without
+    waiting, whether git has got that far."""
+
+    read: Callable[[PathSink | None], tuple[list[str], int]]
     git: Started
 
-    def __call__(self) -> _T:
-        return self.read()
+    def __call__(self, on_paths: PathSink | None = None) -> tuple[list[str], int]:
+        return self.read(on_paths)
 
     def ready(self) -> bool:
         """Whether git has written something, or exited: for a diff, its work is then done.
@@ -178,32 +181,3 @@ def stop(git: Started) -> None:
         git.kill()
         with contextlib.suppress(GitError):
             git.wait()
-
-
-@contextlib.contextmanager
-def streamed(git: Started, reader: Callable[[IO[bytes]], object]) -> Iterator[Callable[[], None]]:
-    """``reader`` reads git's output in a thread while the caller goes on (a pipe holds 64 KB:
-    unread, git would wait). The function it yields waits for the reader and raises what git or
-    the reader raised; on exit git is stopped, read or not."""
-    failed: list[BaseException] = []
-
-    def read_all() -> None:
-        try:
-            reader(git.stdout)
-        except BaseException as exc:
-            failed.append(exc)
-
-    thread = threading.Thread(target=read_all, name="gradgate-git-reader", daemon=True)
-    thread.start()
-
-    def done() -> None:
-        thread.join()
-        read(git, lambda _: None)  # raises if git failed
-        if failed:
-            raise failed[0]
-
-    try:
-        yield done
-    finally:
-        stop(git)  # not read: the caller failed first, or had no use for it
-        thread.join()

@@ -16,13 +16,13 @@ import functools
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import git
 from git.exc import GitCommandError, GitCommandNotFound
 from gradgate.bot.git import cmdline as gitcmd
-from gradgate.bot.git.parse import GITLINK, parse_with_lines, read_name_status, read_paths
+from gradgate.bot.git.parse import GITLINK, parse_with_lines, path_batches, read_name_status
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import GitError
 
@@ -105,22 +105,19 @@ class GitRepository:
             raise
 
     @contextlib.contextmanager
-    def changed_paths(
-        self, base_sha: str, head_sha: str
-    ) -> Iterator[gitcmd.Pending[tuple[list[str], int]]]:
+    def changed_paths(self, base_sha: str, head_sha: str) -> Iterator[gitcmd.Pending]:
         """The paths ``base_sha..head_sha`` touches (a rename under both) and how many files,
         from git started now and read when what it gives is called (``ready()``: git is done).
 
-        git spends ~0.1 s on a 100,000-file diff before writing anything; the planner reads and
-        compiles the config meanwhile. Leaving the block stops a git not read.
+        git does most of its work on a 100,000-file diff before writing anything; the planner
+        reads the config and the files at head meanwhile. Leaving the block stops a git not read.
         """
         gitcmd.check_rev(base_sha, head_sha)
-        args = (*gitcmd.NAME_STATUS_DIFF, base_sha, head_sha, "--")
-        started = self._start(*args, isolated=True)
+        started = self._start(*gitcmd.NAME_STATUS_DIFF, base_sha, head_sha, "--", isolated=True)
 
-        def result() -> tuple[list[str], int]:
+        def result(on_paths: gitcmd.PathSink | None) -> tuple[list[str], int]:
             try:
-                return gitcmd.read(started, read_name_status)
+                return gitcmd.read(started, lambda out: read_name_status(out, on_paths))
             except GitError:
                 self._name_unknown(base_sha, head_sha)
                 raise
@@ -208,23 +205,25 @@ class GitRepository:
         out = self._git("ls-tree", "-r", "-z", "--full-tree", self.resolve(revision))
         entries = out.decode("utf-8", "surrogateescape").split("\0")
         # Each entry is "<mode> <type> <sha>\t<path>".
-        return tuple(
-            entry.split("\t", 1)[1] for entry in entries if entry and not entry.startswith(GITLINK)
-        )
+        return tuple(e.split("\t", 1)[1] for e in entries if e and not e.startswith(GITLINK))
 
     @contextlib.contextmanager
-    def tracked_paths(self, sha: str, feed: Callable[[str], None]) -> Iterator[Callable[[], None]]:
-        """Every path git tracks at the commit ``sha`` (a full SHA), submodules included, and
-        every directory above them, in git's order (a directory before what it holds): given to
-        ``feed`` as text, each path ended by a NUL, a batch at a time, in a thread, as git
-        writes them (``gitcmd.streamed``). The function it yields waits for the last batch.
-        The planner asks zone patterns about these (bot.plan.unmatched) while git works out the
-        diff: git lists 100,000 files in ~0.05 s, and indexing the batches overlaps git's work.
-        """
+    def listing(self, sha: str) -> Iterator[Iterator[str]]:
+        """Every path git tracks at the commit ``sha`` (a full SHA), submodules and every
+        directory above them included, in git's order: text, each path ended by a NUL, a batch
+        at a time as git writes them, read in the caller's thread (git waits meanwhile); after
+        the last, git is reaped (a GitError if it failed). For bot.plan.unmatched."""
         gitcmd.check_rev(sha)
         started = self._start("ls-tree", "-r", "-t", "-z", "--name-only", "--full-tree", sha)
-        with gitcmd.streamed(started, lambda out: read_paths(out, feed)) as done:
-            yield done
+
+        def batches() -> Iterator[str]:
+            yield from path_batches(started.stdout)
+            started.wait()
+
+        try:
+            yield batches()
+        finally:
+            gitcmd.stop(started)  # not read to the end: the caller failed first
 
     def _tree(self, revision: str) -> git.Tree:
         sha = revision if gitcmd.FULL_SHA.fullmatch(revision) else self.resolve(revision)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from gradgate.bot.config.model import Config, config_hash
 from gradgate.bot.git.repository import GitRepository
+from gradgate.bot.pipeline.paths import read_while_git_works, zone_gaps
 from gradgate.bot.pipeline.policy import (
     Policy,
     Request,
@@ -29,8 +30,6 @@ from gradgate.bot.plan.plan import (
     zones_for_check,
 )
 from gradgate.bot.plan.python_edits import PYTHON, PythonEdits, classify
-from gradgate.bot.plan.unmatched import Tracked, unmatched
-from gradgate.bot.plan.zones import ZoneMatcher
 from gradgate.bot.report.lines import diff_lines
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
@@ -96,28 +95,16 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
             "ancestor of it), so there is no change to check; did you swap --base and --head?"
         )
     changes: tuple[FileChange, ...] = ()
-    matcher: ZoneMatcher | None = None
+    zones = None
     if for_checks:
         policy = read_policy(repo, request, base_sha, head_sha)  # 1 config
         progress("reading the diff")
         changes = repo.changes(base_sha, head_sha)  # 2 diff
         paths, files = changed_paths(changes), len(changes)
-        tracked = Tracked()
-        with repo.tracked_paths(head_sha, tracked.feed) as listed:
-            gaps = zone_gaps(policy.config, tracked, listed)
-    else:  # git works out the diff (~0.1 s on 100k files) while we read and compile the config,
-        # ask its zone patterns about the files at head, and, until the diff is there, work out
-        # what decides for the files of each directory at head (the matcher keeps it)
-        tracked = Tracked()
-        git = repo.changed_paths(base_sha, head_sha), repo.tracked_paths(head_sha, tracked.feed)
-        with git[0] as diff, git[1] as listed:
-            policy = read_policy(repo, request, base_sha, head_sha)  # 1 config
-            matcher = ZoneMatcher.compile(policy.config.zones)
-            gaps = zone_gaps(policy.config, tracked, listed)
-            if policy.config.zones:
-                matcher.warm(tracked.entries, stop=diff.ready)
-            progress("reading the diff")
-            paths, files = diff()  # 2 diff
+        gaps = zone_gaps(policy.config, repo, head_sha)
+    else:  # steps 1-3 while git works out the diff (bot.pipeline.paths)
+        read = read_while_git_works(repo, request, base_sha, head_sha, progress)
+        policy, paths, files, gaps, zones = read
     edits = python_edits(repo, base_sha, head_sha, paths)
     plan = make_plan(  # 3 zones, 4 plan
         policy.config,
@@ -125,7 +112,7 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
         changed_files=files,
         config_origin=policy.origin,
         only=request.only,
-        matcher=matcher,
+        zones=zones,
         non_semantic=edits.non_semantic,
         gradient_edits=edits.gradient,
         unscanned=edits.unscanned,
@@ -148,17 +135,6 @@ def _only_planned(plan: Plan, only: Sequence[str] | None) -> None:
             "that requires it), so nothing would be checked; run `gradgate plan` to see which "
             "checks this change needs, or drop --only"
         )
-
-
-def zone_gaps(
-    config: Config, tracked: Tracked, listed: Callable[[], None]
-) -> dict[str, tuple[str, ...]]:
-    """The zone patterns that match no file at head (bot.plan.unmatched), once git has ``listed``
-    the ``tracked`` files; none without zones (and git's listing is then left unread)."""
-    if not config.zones:
-        return {}
-    listed()
-    return unmatched(config.zones, tracked)
 
 
 def has_markers(repo: GitRepository, config: Config, head_sha: str) -> bool:

@@ -131,7 +131,7 @@ def make_plan(
     changed_files: int,
     config_origin: ConfigOrigin,
     only: Collection[str] | None = None,
-    matcher: ZoneMatcher | None = None,
+    zones: Mapping[str, tuple[str, ...]] | None = None,
     non_semantic: Collection[str] = frozenset(),
     gradient_edits: Sequence[GradientEdit] = (),
     unscanned: Sequence[str] = (),
@@ -144,8 +144,10 @@ def make_plan(
     code; ``gradient_edits`` and ``unscanned``: gradient-sensitive edits found, and the paths
     not read for them (see `python_edits`), which may run the gradient check anywhere;
     ``unmatched``: the zone patterns that match no file at head (see `unmatched`);
-    ``markers_at_head``: whether any file at head mentions a marker (asked only without zones)."""
-    zones = (matcher or ZoneMatcher.compile(config.zones)).match(paths)
+    ``markers_at_head``: whether any file at head mentions a marker (asked only without zones);
+    ``zones``: the zones the paths are in, where the caller matched them already."""
+    if zones is None:
+        zones = ZoneMatcher.compile(config.zones).match(paths)
     zone_by_name = {z.name: z for z in config.zones}
     by_check: dict[str, list[str]] = {}  # check -> the touched zones requiring it, in order
     for z in zones:

@@ -55,14 +55,18 @@ def includes(pattern: str) -> bool:
 
 
 class Tracked:
-    """The entries of one revision (files and directories) and the last name of each.
+    """The entries of one revision (files and directories), the last name of each, and the
+    directories holding them.
 
     Fed a batch at a time as git lists them (``feed``, in the thread that reads git: the names
-    are collected while git still works), then asked (``matches``)."""
+    are collected while git still works), then asked (``matches``). ``directories`` grows as
+    they come (each batch's, in order: one may recur in a later batch), for the zone matcher to
+    warm meanwhile."""
 
     def __init__(self, entries: Iterable[str] = ()) -> None:
         self.entries: list[str] = []
         self.names: set[str] = set()
+        self.directories: list[str] = []
         self._text: list[str] = ["\0"]
         if listed := "".join(f"{entry}\0" for entry in entries):
             self.feed(listed)
@@ -73,7 +77,9 @@ class Tracked:
         batch = text.split("\0")
         batch.pop()  # the empty field after the last NUL
         self.entries += batch
-        self.names.update(map(itemgetter(2), map(str.rpartition, batch, repeat("/"))))
+        cut = list(map(str.rpartition, batch, repeat("/")))
+        self.names.update(map(itemgetter(2), cut))
+        self.directories += dict.fromkeys(map(itemgetter(0), cut))
 
     @cached_property
     def _sorted(self) -> list[str]:

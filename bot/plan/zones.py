@@ -5,16 +5,17 @@ Asked per zone and path, a 100,000-path diff and 500 patterns is 50M regex calls
 and what its name decides, and ``zone_run`` asks each piece once per distinct directory or name
 (how, in its docstring): the hot loop is a few dict lookups per path. Patterns that do not cut
 cleanly send their zone to plain pathspec (``ZoneMatcher.slow``); so do odd paths (a leading "/",
-"//", a newline). A matcher keeps what it worked out (``warm``, ``match``) for its next call.
+"//", a newline). A matcher keeps what it worked out (``warm``, ``match``) for its next call,
+and matches a diff a batch at a time as git writes it (``matching``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import islice, repeat
-from operator import itemgetter, lt
+from itertools import chain, islice
+from operator import lt, ne
 
 import pathspec
 from gradgate.bot.config.zone import Zone
@@ -22,8 +23,6 @@ from gradgate.bot.plan.safe_regex import compile_linear
 from gradgate.bot.plan.zone_index import PatternIndex, index_zones
 from gradgate.bot.plan.zone_run import MatchRun
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
-_WARM_SLICE = 1024  # entries between two `stop()` questions
 
 
 @dataclass(frozen=True)
@@ -62,18 +61,13 @@ class ZoneMatcher:
             for lines in self.patterns
         )
 
-    def warm(self, entries: Sequence[str], stop: Callable[[], bool]) -> None:
-        """Work out what decides for the files of each directory holding one of ``entries``
-        (git's listing at head, where most paths of a diff are), a slice at a time until
-        ``stop()`` says the paths to match have come: the next `match` starts from it. Only time
-        changes: every answer is worked out the same way, whenever it is asked."""
+    def warm(self, directories: Iterable[str]) -> None:
+        """Work out what decides for the files of each of ``directories`` (those at head, where
+        most paths of a diff are, while git works out the diff): the next match starts from it.
+        Only time changes: every answer is worked out the same way, whenever it is asked."""
         run = self._runs.pop() if self._runs else self._run()
-        for at in range(0, len(entries), _WARM_SLICE):
-            if stop():
-                break
-            cut = map(str.rpartition, entries[at : at + _WARM_SLICE], repeat("/"))
-            for directory in dict.fromkeys(map(itemgetter(0), cut)):
-                run.state(directory)
+        for directory in directories:
+            run.state(directory)
         self._runs.append(run)
 
     def _run(self) -> MatchRun:
@@ -90,15 +84,53 @@ class ZoneMatcher:
     def match(self, paths: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """Zone name -> the given paths inside it, in input order; zones with none omitted."""
         given = paths if isinstance(paths, list | tuple) else list(paths)
+        matching = self.matching()
+        matching.add(given)
+        return matching.done(given)
+
+    def matching(self) -> Matching:
+        """A match fed a batch of paths at a time, as git writes the diff (`Matching`)."""
+        return Matching(self, self._runs.pop() if self._runs else self._run())
+
+
+class Matching:
+    """One match of a diff's paths, fed in batches (``add``) while git still writes the rest;
+    ``done`` gives what `ZoneMatcher.match` gives for all of them."""
+
+    def __init__(self, matcher: ZoneMatcher, run: MatchRun) -> None:
+        self.matcher, self.run = matcher, run
+        self.batches: list[Sequence[str]] = []
+        self.last = ""  # the last path matched: below every path git lists
+        self.ordered = True
+
+    def add(self, paths: Sequence[str]) -> None:
+        """Match ``paths``, the diff's next ones, now where they follow the last in order."""
+        self.batches.append(paths)
         # git lists paths in order, and strictly increasing paths hold no duplicate: checking
         # that in C takes a fifth of the time of hashing 100,000 new strings to drop them.
-        unique = given if all(map(lt, given, islice(given, 1, None))) else dict.fromkeys(given)
-        run = self._runs.pop() if self._runs else self._run()
-        run.fill(unique)
-        for z in self.slow:
-            run.found[z] += [p for p in unique if self.specs[z].match_file(p)]
-        out = {name: tuple(f) for name, f in zip(self.names, run.found, strict=True) if f}
+        if self.ordered and paths:
+            if self.last < paths[0] and all(map(lt, paths, islice(paths, 1, None))):
+                self.run.fill(paths)
+                self.last = paths[-1]
+            else:
+                self.ordered = False
+
+    def done(self, paths: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """Zone name -> the ``paths`` inside it, in order; zones with none omitted. ``paths``:
+        every batch added, in turn (else they are matched anew, as they are not all in order)."""
+        run, matcher = self.run, self.matcher
+        unique: Sequence[str] = paths
+        fed = chain.from_iterable(self.batches)
+        whole = self.ordered and sum(map(len, self.batches)) == len(paths)
+        if not whole or any(map(ne, fed, paths)):
+            for f in run.found:
+                f.clear()
+            unique = list(dict.fromkeys(paths))
+            run.fill(unique)
+        for z in matcher.slow:
+            run.found[z] += [p for p in unique if matcher.specs[z].match_file(p)]
+        out = {name: tuple(f) for name, f in zip(matcher.names, run.found, strict=True) if f}
         for f in run.found:
             f.clear()
-        self._runs.append(run)
+        matcher._runs.append(run)
         return out

@@ -820,6 +820,15 @@ def test_name_status_is_read_whole_however_git_cuts_its_output(
 ) -> None:
     assert read_name_status(io.BytesIO(out)) == (paths, files)
     assert read_name_status(Trickle(out)) == (paths, files)
+    # The planner matches zones a batch at a time as git writes: the batches are the paths.
+    for stream in (io.BytesIO(out), Trickle(out)):
+        batches: list[list[str]] = []
+        assert read_name_status(stream, batches.append) == (paths, files)
+        assert [p for batch in batches for p in batch] == paths
+    if out:  # a few bytes at a time, paths come before the end
+        batches = []
+        read_name_status(Trickle(out), batches.append)
+        assert len([b for b in batches if b]) > 1 or files == 1
 
 
 def test_name_status_with_an_unknown_status_is_a_git_error() -> None:

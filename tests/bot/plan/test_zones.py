@@ -221,17 +221,42 @@ def test_hostile_patterns_match_in_linear_time(
 
 @pytest.mark.parametrize("seed", range(3))
 def test_warming_on_the_head_listing_changes_no_answer(seed: int) -> None:
-    """`gradgate plan` warms the matcher on git's listing at head while git works out the diff,
-    stopping whenever the diff comes: whatever it got through, the paths' zones are the same,
-    and so are those of a second call on the same matcher."""
+    """`gradgate plan` warms the matcher on the directories git lists at head while git works
+    out the diff, as far as it gets before the diff comes: whatever it got through, the paths'
+    zones are the same, and so are those of a second call on the same matcher."""
     rng = random.Random(seed)
     zones = [random_zone(rng, f"z{i}") for i in range(30)]
     paths = sorted({random_path(rng) for _ in range(3000)})
     listing = sorted({random_path(rng) for _ in range(3000)} | set(paths[::2]) | {"/x", "a//b"})
+    directories = list(dict.fromkeys(p.rpartition("/")[0] for p in listing))
     want = ZoneMatcher.compile(zones).match(paths)
-    for slices in (0, 1, 99):
+    for upto in (0, 1, 99, len(directories)):
         matcher = ZoneMatcher.compile(zones)
-        matcher.warm(listing, stop=iter([False] * slices + [True]).__next__)
+        matcher.warm(directories[:upto])
         assert matcher.match(paths) == want
         assert matcher.match(paths) == want
         assert matcher.match(paths[:50]) == ZoneMatcher.compile(zones).match(paths[:50])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_diff_matched_a_batch_at_a_time_gives_what_one_match_gives(seed: int) -> None:
+    """The planner matches each batch of paths as git writes it. In git's order the batches are
+    matched as they come; batches out of order (a rename's two paths) or repeating a path are
+    matched anew at the end: either way the answer is `match`'s on all the paths."""
+    rng = random.Random(seed)
+    zones = [random_zone(rng, f"z{i}") for i in range(30)]
+    ordered = sorted({random_path(rng) for _ in range(3000)})
+    shuffled = rng.sample(ordered, len(ordered))
+    repeated = ordered[:1500] + ordered[1000:]
+    for paths in (ordered, shuffled, repeated, []):
+        want = ZoneMatcher.compile(zones).match(paths)
+        matcher = ZoneMatcher.compile(zones)
+        for _ in range(2):  # (a second match on the same matcher starts clean)
+            matching = matcher.matching()
+            for at in range(0, len(paths), 700):
+                matching.add(paths[at : at + 700])
+            assert matching.done(paths) == want
+        # Batches that are not the paths given in the end (a caller's slip) are not trusted.
+        matching = matcher.matching()
+        matching.add(paths[:10])
+        assert matching.done(paths) == want

@@ -1,0 +1,80 @@
+"""Steps 1-3 of a plain `gradgate plan` (the config, the diff's paths, their zones), done while
+git works: the planner's own time is what it adds to git's.
+
+git spends most of a 100,000-file diff's time before it writes anything. Meanwhile, in this one
+thread: read and compile the config; read git's listing of the files at head a batch at a time
+(another git, which waits while a batch is worked on, leaving the diff a core), working out
+what decides for each directory in it (most paths of a diff are in those directories); ask the
+zone patterns about the listing (bot.plan.unmatched). Then each batch of paths git writes is
+matched while git writes the next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from gradgate.bot.config.model import Config
+from gradgate.bot.git.repository import GitRepository
+from gradgate.bot.pipeline.policy import Policy, Request, read_policy
+from gradgate.bot.plan.unmatched import Tracked, unmatched
+from gradgate.bot.plan.zones import ZoneMatcher
+
+Progress = Callable[[str], None]
+
+
+class DiffPaths(NamedTuple):
+    policy: Policy
+    paths: list[str]  # every path the diff touches (a rename under both)
+    files: int
+    gaps: dict[str, tuple[str, ...]]  # zone -> its include patterns matching no file at head
+    zones: dict[str, tuple[str, ...]]  # zone -> the paths in it
+
+
+def read_while_git_works(
+    repo: GitRepository, request: Request, base_sha: str, head_sha: str, progress: Progress
+) -> DiffPaths:
+    with repo.changed_paths(base_sha, head_sha) as diff, repo.listing(head_sha) as listing:
+        policy = read_policy(repo, request, base_sha, head_sha)  # 1 config
+        zones = policy.config.zones
+        if not zones:  # nothing to match, and no pattern to ask about the files at head
+            progress("reading the diff")
+            paths, files = diff()  # 2 diff
+            return DiffPaths(policy, paths, files, {}, {})
+        matcher, tracked = ZoneMatcher.compile(zones), Tracked()
+        # The whole listing first, unless git writes the diff before: then that is read first.
+        gaps = unmatched(zones, tracked) if _take(listing, tracked, matcher, diff.ready) else None
+        progress("reading the diff")
+        matching = matcher.matching()
+        paths, files = diff(matching.add)  # 2 diff, 3 zones: a batch at a time as git writes
+        if gaps is None:
+            _take(listing, tracked, None, lambda: False)
+            gaps = unmatched(zones, tracked)
+    return DiffPaths(policy, paths, files, gaps, matching.done(paths))
+
+
+def _take(
+    listing: Iterator[str], tracked: Tracked, matcher: ZoneMatcher | None, stop: Callable[[], bool]
+) -> bool:
+    """Feed ``tracked`` the rest of git's ``listing``, warming ``matcher`` for each batch's
+    directories, until the listing ends (True) or ``stop()`` (False)."""
+    warmed = len(tracked.directories)
+    for text in listing:
+        tracked.feed(text)
+        if stop():
+            return False
+        if matcher is not None:
+            matcher.warm(tracked.directories[warmed:])
+            warmed = len(tracked.directories)
+    return True
+
+
+def zone_gaps(config: Config, repo: GitRepository, head_sha: str) -> dict[str, tuple[str, ...]]:
+    """The zone patterns that match no file at head (bot.plan.unmatched); none without zones
+    (and git's listing is then not read)."""
+    if not config.zones:
+        return {}
+    tracked = Tracked()
+    with repo.listing(head_sha) as listing:
+        _take(listing, tracked, None, lambda: False)
+    return unmatched(config.zones, tracked)
