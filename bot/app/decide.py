@@ -81,7 +81,7 @@ def _trust(
     write: it runs only approved, and then under bubblewrap)."""
     can_write = may_recheck(port.permission(author))
     approved = state.prs.approved(job.pr.key)
-    may_run = may_run_code(author_can_write=can_write, approved_head=approved, head_sha=head_sha)
+    may_run = may_run_code(author_can_write=can_write, approved=approved, head_sha=head_sha)
     return may_run, not can_write
 
 

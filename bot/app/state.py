@@ -6,7 +6,7 @@ its own namespace there:
     deliveries_<day>   delivery ids seen, in daily buckets (three days are kept)
     jobs               the job ledger: a job stays here from enqueue until a worker finishes it
     leases             named leases with an expiry: a running job, a PR's publish lock
-    prs                each PR's newest head SHA, its heads with their push times, the head an
+    prs                each PR's newest head SHA, its heads with their push times, the heads
                        /ok-to-test approved, the comments whose commands were used
 
 huey removes a task from its queue when a worker takes it, so a worker killed mid-job would
@@ -31,6 +31,7 @@ Clock = Callable[[], float]
 StorageFactory = Callable[[str], BaseStorage]  # namespace -> storage
 DAY_S = 86_400
 PUSHES_KEPT = 100
+APPROVALS_KEPT = 100  # heads approved per PR, the newest kept
 KEEP_DAYS = 3  # GitHub redelivers on request only; three days covers a weekend's retries
 
 
@@ -195,7 +196,7 @@ class Leases:
 
 
 class PullRequests:
-    """Per PR: the newest head SHA gradgate was told of, the head an /ok-to-test approved, and
+    """Per PR: the newest head SHA gradgate was told of, the heads /ok-to-test approved, and
     the last report published."""
 
     def __init__(self, storage: StorageFactory) -> None:
@@ -211,11 +212,19 @@ class PullRequests:
     def set_head(self, pr_key: str, sha: str) -> None:
         self._kv.put_data(f"head:{pr_key}", sha.encode())
 
-    def approved(self, pr_key: str) -> str | None:
-        return self._get(f"ok:{pr_key}")
+    def approved(self, pr_key: str) -> tuple[str, ...]:
+        """The heads approved to run, oldest first. Each approval holds for its commit: another
+        one (`/ok-to-test <sha>` naming a commit that is not the head) does not end it."""
+        raw = self._get(f"ok:{pr_key}")
+        if raw is None:
+            return ()
+        if not raw.startswith("["):  # one SHA, as stored before approvals were kept per head
+            return (raw,)
+        return tuple(str(sha) for sha in json.loads(raw))
 
     def approve(self, pr_key: str, sha: str) -> None:
-        self._kv.put_data(f"ok:{pr_key}", sha.encode())
+        kept = [s for s in self.approved(pr_key) if s != sha] + [sha]
+        self._kv.put_data(f"ok:{pr_key}", json.dumps(kept[-APPROVALS_KEPT:]).encode())
 
     def record_push(self, pr_key: str, repo: str, number: int, sha: str, at: float) -> None:
         """A head the PR got, and when (GitHub's clock): what an /ok-to-test binds to. The

@@ -9,6 +9,7 @@ GPU waits for a GPU worker (the CPU worker defers it; the GPU half runs it).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from enum import StrEnum
 
 from gradgate.bot.pipeline import Hold
@@ -24,9 +25,10 @@ class Gpu(StrEnum):
     RUN = "run"  # a GPU worker, or a deployment without GPU workers: run everything here
 
 
-def may_run_code(*, author_can_write: bool, approved_head: str | None, head_sha: str) -> bool:
-    """The author's own access, or an /ok-to-test given for exactly this head."""
-    return author_can_write or (approved_head is not None and approved_head == head_sha)
+def may_run_code(*, author_can_write: bool, approved: Collection[str], head_sha: str) -> bool:
+    """The author's own access, or an approval given for exactly this head (``approved``: the
+    heads approved so far; a re-run or `/recheck` of one of them runs its code again)."""
+    return author_can_write or head_sha in approved
 
 
 def needs_gpu(settings: CheckSettings, *, auto_to_gpu: bool) -> bool:

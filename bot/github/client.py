@@ -12,18 +12,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import requests
 from github import Auth, Github, GithubException, GithubRetry
 from github.CheckRun import CheckRun as GithubCheckRun
+from github.CommitStatus import CommitStatus as GithubStatus
 from github.IssueComment import IssueComment
 from github.PaginatedList import PaginatedList
 from github.Repository import Repository
+from gradgate.bot.github import listing
 from gradgate.bot.github.checkruns import batches, request_output, request_state
 from gradgate.bot.github.ports import (
     CheckRun,
     CheckRunState,
     Comment,
+    CommitStatus,
     PullRequest,
     Review,
     ReviewDraft,
@@ -182,25 +186,19 @@ class GitHubClient:
 
     def check_runs(self, sha: str) -> list[CheckRunState]:
         with call(f"list the check runs on {sha[:7]}"):
-            return [
-                CheckRunState(
-                    id=r.id,
-                    name=r.name,
-                    status=r.status,
-                    conclusion=r.conclusion,
-                    # As listed: `r.app` or `r.raw_data` would fetch the run again (a field absent).
-                    app=(r._rawData.get("app") or {}).get("slug"),
-                )
-                for r in PaginatedList(  # a lazy Commit has no URL to list from
-                    GithubCheckRun,
-                    self._repo._requester,
-                    f"{self._repo.url}/commits/{sha}/check-runs",
-                    # every run, not only each name's latest: a twin left by a lost answer
-                    # is an older one
-                    {"filter": "all"},
-                    list_item="check_runs",
-                )
-            ]
+            # every run, not only each name's latest: a twin left by a lost answer is an older one
+            listed = self._on_commit(GithubCheckRun, sha, "check-runs", {"filter": "all"})
+            return [listing.check_run_state(r._rawData) for r in listed]
+
+    def statuses(self, sha: str) -> list[CommitStatus]:
+        with call(f"list the statuses on {sha[:7]}"):
+            listed = self._on_commit(GithubStatus, sha, "statuses", None)
+            return [listing.commit_status(r._rawData) for r in listed]
+
+    def _on_commit(self, kind: Any, sha: str, what: str, params: Any) -> PaginatedList[Any]:
+        """A list on a commit (a lazy Commit has no URL to list from), read as listed."""
+        url, item = f"{self._repo.url}/commits/{sha}/{what}", what.replace("-", "_")
+        return PaginatedList(kind, self._repo._requester, url, params, list_item=item)
 
     def permission(self, login: str) -> str:
         with call(f"read the permission of @{login}"):

@@ -42,6 +42,16 @@ class Status:
 
 
 @dataclass(frozen=True, slots=True)
+class CommitStatus:
+    """A status as listed on a commit, with the login that made it."""
+
+    context: str
+    state: str
+    description: str
+    creator: str
+
+
+@dataclass(frozen=True, slots=True)
 class Annotation:
     """A finding's mark on a line of "Files changed" (a check run annotation)."""
 
@@ -131,6 +141,10 @@ class GitHubPort(Protocol):
     def react(self, number: int, comment_id: int, content: str) -> None: ...
 
     def set_status(self, sha: str, status: Status) -> None: ...
+
+    def statuses(self, sha: str) -> list[CommitStatus]:
+        """Every status on the commit, newest first (all pages). Reading needs `statuses: read`."""
+        ...
 
     def create_check_run(self, sha: str, run: CheckRun) -> int:
         """The new check run's id. Needs `checks: write`; without it, a GitHubError (403)."""

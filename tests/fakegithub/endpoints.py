@@ -157,6 +157,13 @@ class Endpoints:
         repo.statuses.append(record)
         return 201, self.render.status(repo, record, self.users)
 
+    def _list_statuses(
+        self, repo: Repo, m: re.Match[str], q: dict[str, str], body: Any, login: str
+    ) -> tuple[int, Any, dict[str, str]]:
+        records = [r for r in reversed(repo.statuses) if r.sha == m["ref"]]  # newest first
+        page, headers = self._page(records, q, m.string)
+        return 200, [self.render.status(repo, r, self.users) for r in page], headers
+
     def _permission(
         self, repo: Repo, m: re.Match[str], q: dict[str, str], body: Any, login: str
     ) -> tuple[int, Any]:
@@ -340,6 +347,11 @@ ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Any]]] = [
         Endpoints._react,
     ),
     ("POST", re.compile(_REPO + r"/statuses/(?P<sha>[0-9a-f]{40})$"), Endpoints._status),
+    (
+        "GET",
+        re.compile(_REPO + r"/commits/(?P<ref>[0-9a-f]{40})/statuses$"),
+        Endpoints._list_statuses,
+    ),
     (
         "GET",
         re.compile(_REPO + r"/collaborators/(?P<user>[^/]+)/permission$"),

@@ -106,12 +106,15 @@ def workflow_run(
     head_branch: str,
     head_repo: str | None = None,
     conclusion: str = "failure",
+    run_attempt: int = 1,
 ) -> dict[str, Any]:
-    """Hand-written (no stored fixture): GitHub's `workflow_run` webhook, fields gradgate reads."""
+    """Hand-written (no stored fixture): GitHub's `workflow_run` webhook, fields gradgate reads.
+    ``run_attempt``: 2 and up for the same run re-run ("Re-run jobs", or `/recheck`)."""
     return {
         "action": "completed",
         "workflow_run": {
             "id": run_id,
+            "run_attempt": run_attempt,
             "name": "gradgate",
             "event": "pull_request",
             "status": "completed",

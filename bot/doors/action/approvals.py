@@ -7,6 +7,13 @@ the `ok-to-test` label, each put there by someone with write access (asked of th
            carries (`pull_request.head.sha` when it was put on), and only while that is still
            the PR's head. A later push is not approved: the label stays on the PR, but it
            approved one commit; put it on again (or comment `/ok-to-test <sha>`) for the next.
+
+Either approval is recorded on the approved commit by the publish job, as a `gradgate/ok-to-test`
+status made with the trusted workflow's token (``approval_status``). A later gate of the same
+commit (the fork's run re-run, or `/recheck`) reads it back (``recorded``): the label's event is
+gone by then, and the approval holds for that commit until a push changes the head. Only the
+trusted workflow's token makes it: a fork's own run has a read-only token, and a status by anyone
+else (a writer's own token included) is not one.
 """
 
 from __future__ import annotations
@@ -18,7 +25,12 @@ from gradgate.bot.doors.action.settings import say
 from gradgate.bot.github.approval import approved_shas
 from gradgate.bot.github.commands import OK_TO_TEST_LABEL, WRITE_PERMISSIONS, CommentEvent
 from gradgate.bot.github.events import LabelEvent
-from gradgate.bot.github.ports import GitHubPort, PullRequest
+from gradgate.bot.github.identifiers import LOGIN
+from gradgate.bot.github.ports import GitHubPort, PullRequest, Status
+from gradgate.bot.templates import render_template
+from gradgate.checks.errors import GitHubError
+
+APPROVED = "gradgate/ok-to-test"  # the status an approval is recorded with, on its commit
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,3 +94,29 @@ def may_write(port: GitHubPort) -> Callable[[str], bool]:
         return known[login]
 
     return ask
+
+
+def approval_status(by: str, *, label: bool) -> Status:
+    """The record of ``by``'s approval, for the approved commit (the publish job sets it)."""
+    words = render_template("action_approved.txt.j2", by=by, label=label).strip()
+    return Status(APPROVED, "success", words)
+
+
+def recorded(
+    port: GitHubPort, head_sha: str, *, bot_login: str, may_write: Callable[[str], bool]
+) -> str | None:
+    """Who approved ``head_sha``, as the trusted workflow recorded it on the commit: a
+    `gradgate/ok-to-test` status made with its token (``bot_login``), naming someone who still
+    has write access. None when there is none, or when the statuses cannot be read."""
+    try:
+        listed = port.statuses(head_sha)
+    except GitHubError as exc:  # a workflow from before `statuses: read`: the approval is lost
+        say("approval-unread", head_sha=head_sha, error=str(exc))
+        return None
+    for status in listed:
+        if (status.context, status.state, status.creator) != (APPROVED, "success", bot_login):
+            continue
+        by = status.description.split(" ", 1)[0]  # action_approved.txt.j2 names them first
+        if LOGIN.fullmatch(by) and not by.endswith("[bot]") and may_write(by):
+            return by
+    return None

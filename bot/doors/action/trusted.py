@@ -20,10 +20,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from typing import Any
 
 from gradgate.bot.config.model import config_hash
-from gradgate.bot.doors.action.approvals import Found, for_comment, for_label, may_write
+from gradgate.bot.doors.action.approvals import (
+    Found,
+    approval_status,
+    for_comment,
+    for_label,
+    may_write,
+    recorded,
+)
 from gradgate.bot.doors.action.files import output, read_json, write_json
 from gradgate.bot.doors.action.publishing import error_statuses, left_open, publish
 from gradgate.bot.doors.action.settings import Settings, connect, say
@@ -39,7 +47,7 @@ from gradgate.bot.pipeline import Planned, Request, plan_request
 from gradgate.bot.report import formats
 from gradgate.bot.report.load import report_from_json
 from gradgate.bot.templates import render_template
-from gradgate.checks.errors import GradgateError, UsageError
+from gradgate.checks.errors import GitHubError, GradgateError, UsageError
 
 TrustedEvent = WorkflowRunEvent | CommentEvent | LabelEvent
 _NOTHING = "publish=false\nrun=false\n"
@@ -93,12 +101,13 @@ def gate(s: Settings, event: TrustedEvent) -> int:
         if data is not None:
             write_json(s.results / CHECK_FILE.format(name="trusted"), data)
     can_write = may_write(port)
-    by = found.approver
-    if code and by is None:
-        by = approver(port.comments(pull.number), head, may_write=can_write)
+    by = _approver(s, port, found, code=bool(code), same_repo=same_repo, may_write=can_write)
     how = code_checks(
         same_repo=same_repo, author_can_write=can_write(pull.author), approved=bool(by)
     )
+    approval = None  # this event approves the head: the publish job records it on the commit
+    if by and how is CodeChecks.RUN and isinstance(event, CommentEvent | LabelEvent):
+        approval = {"by": by, "label": isinstance(event, LabelEvent)}
     waiting: dict[str, str] = {}
     matrix: list[dict[str, Any]] = []
     if code and how is CodeChecks.UPLOADED:
@@ -109,7 +118,7 @@ def gate(s: Settings, event: TrustedEvent) -> int:
     elif code:
         words = render_template("action_fork.txt.j2", head_sha=head).strip()
         waiting = dict.fromkeys(code, words)
-    write_json(s.results / PLAN_FILE, _record(s, planned, pull.number, waiting))
+    write_json(s.results / PLAN_FILE, _record(s, planned, pull.number, waiting, approval))
     say(
         "gate", number=pull.number, head_sha=head, static=" ".join(static), code=" ".join(code),
         how=str(how), approver=by,
@@ -177,6 +186,7 @@ def publish_trusted(s: Settings, event: TrustedEvent) -> int:
     except ValueError as exc:
         error_statuses(s, head, str(exc), target)
         raise UsageError(str(exc)) from exc
+    _record_approval(s, record.get("approval"), head)
     pending = left_open(s, head)
     publish(s, report, number=number, head_sha=head, target=target, pending=pending, review=review)
     return 0
@@ -204,6 +214,42 @@ def _for_run(s: Settings, port: GitHubPort, event: WorkflowRunEvent) -> Found | 
     return Found(pull, event.head_sha)
 
 
+def _approver(
+    s: Settings,
+    port: GitHubPort,
+    found: Found,
+    *,
+    code: bool,
+    same_repo: bool,
+    may_write: Callable[[str], bool],
+) -> str | None:
+    """Who approved the head's code to run: the label's sender, the author of an
+    `/ok-to-test <sha>` comment naming it, or, for a fork, the approval the publish job
+    recorded on the commit (the fork's run re-run, or `/recheck`, after a label)."""
+    if found.approver is not None or not code:
+        return found.approver
+    by = approver(port.comments(found.pull.number), found.head_sha, may_write=may_write)
+    if by is not None or same_repo:
+        return by
+    return recorded(port, found.head_sha, bot_login=s.bot_login, may_write=may_write)
+
+
+def _record_approval(s: Settings, approval: object, head: str) -> None:
+    """The gate's approval of ``head``, recorded on the commit as a status, so that a later gate
+    of the same commit knows it; a failure is logged (that gate then waits, never runs)."""
+    if approval is None:
+        return
+    fields = approval if isinstance(approval, dict) else {}
+    try:
+        by = formats.login(fields.get("by"), "approval.by")
+    except ValueError as exc:
+        raise UsageError(f"the gate's plan record: {exc}") from None
+    try:
+        connect(s).set_status(head, approval_status(by, label=fields.get("label") is True))
+    except GitHubError as exc:
+        say("approval-unrecorded", head_sha=head, error=str(exc))
+
+
 def _request(s: Settings, pull: PullRequest, head: str, *, untrusted: bool) -> Request:
     return Request(
         repo_path=s.repo_path, base=BASE_REF, head=head, pr_number=pull.number, python=s.python,
@@ -211,14 +257,21 @@ def _request(s: Settings, pull: PullRequest, head: str, *, untrusted: bool) -> R
     )  # fmt: skip
 
 
-def _record(s: Settings, planned: Planned, number: int, waiting: dict[str, str]) -> dict[str, Any]:
+def _record(
+    s: Settings,
+    planned: Planned,
+    number: int,
+    waiting: dict[str, str],
+    approval: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     text = planned.policy.text
     record = plan_record(
         pr=number, head_sha=planned.head_sha, base_sha=planned.base_sha,
         config_hash=config_hash(text) if text else None, config_source=planned.policy.source,
         plan=planned.plan, review=planned.policy.config.report.review, waiting=waiting,
     )  # fmt: skip
-    return {**record, "gate_run": _run_id(s)}
+    extra = {"approval": approval} if approval else {}
+    return {**record, **extra, "gate_run": _run_id(s)}
 
 
 def _run_id(s: Settings) -> str:

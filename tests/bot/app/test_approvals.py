@@ -75,7 +75,7 @@ def test_a_replayed_ok_to_test_delivery_approves_nothing_after_a_newer_push(
     assert replayed.status_code == 200  # answered, nothing enqueued
     world.drain()
     assert _gradient(world, pushed) == "in_progress"
-    assert world.queues.state.prs.approved(KEY) == reviewed
+    assert world.queues.state.prs.approved(KEY) == (reviewed,)
 
 
 def test_a_push_delivered_before_the_ok_to_test_does_not_get_the_approval(
@@ -91,7 +91,7 @@ def test_a_push_delivered_before_the_ok_to_test_does_not_get_the_approval(
     assert world.live.deliver("issue_comment", comment).status_code == 202
     world.drain()
     assert _gradient(world, sneaked) == "in_progress"  # its code did not run
-    assert world.queues.state.prs.approved(KEY) is None
+    assert world.queues.state.prs.approved(KEY) == ()
     [moved] = _replies(world)
     assert reviewed[:7] in moved and sneaked[:7] in moved
 

@@ -237,7 +237,7 @@ def test_ok_to_test_for_a_head_the_commenter_never_saw_is_not_applied(world: App
         if not c.body.startswith("<!-- gradgate:report")
     ]
     assert len(replies) == 1 and "Review the new commits" in replies[0]
-    assert world.queues.state.prs.approved(f"{REPO}#{NUMBER}") is None
+    assert world.queues.state.prs.approved(f"{REPO}#{NUMBER}") == ()
     assert world.github.repo(REPO).reactions == []
 
 

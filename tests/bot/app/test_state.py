@@ -9,7 +9,7 @@ import pytest
 from gradgate.bot.app.jobs import Job, Kind, Left, PullRequest, from_json, to_json
 from gradgate.bot.app.queue import Queues
 from gradgate.bot.app.settings import AppSettings
-from gradgate.bot.app.state import DAY_S, KEEP_DAYS, State, run_lease
+from gradgate.bot.app.state import APPROVALS_KEPT, DAY_S, KEEP_DAYS, State, run_lease
 
 
 class Clock:
@@ -111,7 +111,20 @@ def test_pr_heads_and_approvals(state: State) -> None:
     assert state.prs.head("o/r#7") is None
     state.prs.set_head("o/r#7", "b" * 40)
     state.prs.approve("o/r#7", "b" * 40)
-    assert (state.prs.head("o/r#7"), state.prs.approved("o/r#7")) == ("b" * 40, "b" * 40)
+    assert (state.prs.head("o/r#7"), state.prs.approved("o/r#7")) == ("b" * 40, ("b" * 40,))
+
+
+def test_each_approval_holds_for_its_head_whatever_is_approved_after(state: State) -> None:
+    a, b = "a" * 40, "b" * 40
+    state.prs._kv.put_data("ok:o/r#7", a.encode())  # one SHA, as an older App stored it
+    assert state.prs.approved("o/r#7") == (a,)
+    state.prs.approve("o/r#7", b)
+    state.prs.approve("o/r#7", a)  # approved again: once, now the newest
+    assert state.prs.approved("o/r#7") == (b, a)
+    for n in range(APPROVALS_KEPT):
+        state.prs.approve("o/r#7", f"{n:040x}")
+    kept = state.prs.approved("o/r#7")  # the newest APPROVALS_KEPT: the oldest went first
+    assert len(kept) == APPROVALS_KEPT and a not in kept and b not in kept
 
 
 def test_the_server_copies_the_wal_into_the_database_in_the_background(tmp_path: Path) -> None:

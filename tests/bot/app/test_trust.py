@@ -17,18 +17,17 @@ A, B = "a" * 40, "b" * 40
 @pytest.mark.parametrize(
     ("can_write", "approved", "head", "expected"),
     [
-        (True, None, A, True),
-        (False, None, A, False),
-        (False, A, A, True),
-        (False, A, B, False),  # approved A, then a push to B: the approval ended
+        (True, (), A, True),
+        (False, (), A, False),
+        (False, (A,), A, True),
+        (False, (A,), B, False),  # approved A, then a push to B: the approval ended
+        (False, (A, B), A, True),  # approving B (say `/ok-to-test <B>`) kept A's approval
     ],
 )
 def test_code_runs_for_writers_or_an_ok_to_test_for_this_very_head(
-    can_write: bool, approved: str | None, head: str, expected: bool
+    can_write: bool, approved: tuple[str, ...], head: str, expected: bool
 ) -> None:
-    assert (
-        may_run_code(author_can_write=can_write, approved_head=approved, head_sha=head) is expected
-    )
+    assert may_run_code(author_can_write=can_write, approved=approved, head_sha=head) is expected
 
 
 T = 1_000_000.0  # a push time, in seconds on GitHub's clock

@@ -26,7 +26,9 @@ def test_the_trusted_workflow_gives_a_forks_code_no_runner_before_approval(world
     assert set(runs) == {"gate", "publish"}  # no `check` job: nothing runs the fork's code
     gate, publish = runs["gate"], runs["publish"]
     assert gate.runs_on == publish.runs_on == "ubuntu-latest"
-    assert gate.permissions == {"contents": "read", "actions": "read", "pull-requests": "read"}
+    assert gate.permissions == {
+        "contents": "read", "actions": "read", "pull-requests": "read", "statuses": "read"
+    }  # fmt: skip
     assert gate.checkouts == [{"fetch-depth": 0, "persist-credentials": False}]  # default branch
     assert publish.checkouts == []  # the job with a token that writes has no git at all
     assert "write" in publish.permissions.values()
