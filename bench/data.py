@@ -12,17 +12,13 @@ children's. The head revision drops a BGR→RGB conversion, and the run checks t
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from bench.gradient import GIT_ENV, figure
+from bench._versus_bare import report, timed, two_revisions, versus_bare
 
-ROOT = Path(__file__).resolve().parents[1]
 RUNS = 3  # best of: the machine may be shared
 TIME_TARGET = 1.5
 
@@ -56,23 +52,6 @@ print(len(out))
 """
 
 
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=root, env=GIT_ENV, check=True, capture_output=True)
-    return done.stdout.decode().strip()
-
-
-def build_repo(root: Path) -> tuple[str, str]:
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "pipeline.py").write_text(PIPELINE, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    base = git(root, "rev-parse", "HEAD")
-    (root / "pipeline.py").write_text(HEAD, encoding="utf-8")
-    git(root, "commit", "-q", "-am", "head")
-    return base, git(root, "rev-parse", "HEAD")
-
-
 def the_check(repo: Path, base: str, head: str) -> dict[str, Any]:
     """In this fresh process: the data check on the two commits, as the pipeline runs it."""
     from gradgate.bot.git.repository import GitRepository
@@ -91,15 +70,6 @@ def the_check(repo: Path, base: str, head: str) -> dict[str, Any]:
     return {"outcome": str(result.outcome), "caught": caught, "summary": result.summary}
 
 
-def timed(command: list[str]) -> tuple[float, str]:
-    started = time.perf_counter()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{command[1:3]} exited {done.returncode}:\n{done.stderr}")
-    return time.perf_counter() - started, done.stdout
-
-
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--check"]:
         print(json.dumps(the_check(Path(argv[1]), argv[2], argv[3])))
@@ -109,37 +79,25 @@ def main(argv: list[str]) -> int:
     inputs = importlib.import_module("gradgate.checks.data.child.inputs")
     assert inputs.__file__ is not None
 
+    synthetic = Path(inputs.__file__).read_text(encoding="utf-8")  # stdlib only
     with tempfile.TemporaryDirectory(prefix="gradgate-bench-") as tmp:
         folder = Path(tmp)
-        base, head = build_repo(folder / "repo")
-        for revision, text in (("base", PIPELINE), ("head", HEAD)):
-            (folder / revision).mkdir()
-            (folder / revision / "pipeline.py").write_text(text, encoding="utf-8")
-            synthetic = Path(inputs.__file__).read_text(encoding="utf-8")  # stdlib only
-            (folder / revision / "gradgate_synthetic.py").write_text(synthetic, encoding="utf-8")
-        bare: list[float] = []
-        check: list[float] = []
-        result: dict[str, Any] = {}
-        for _ in range(RUNS):  # interleaved, so a busy spell hits both
-            bare.append(
-                sum(
-                    timed([sys.executable, "-c", BARE, str(folder / rev)])[0]
-                    for rev in ("base", "head")
-                )
+        base, head = two_revisions(
+            folder, "pipeline.py", PIPELINE, HEAD, beside={"gradgate_synthetic.py": synthetic}
+        )
+
+        def bare() -> float:
+            return sum(
+                timed([sys.executable, "-c", BARE, str(folder / rev)])[0]
+                for rev in ("base", "head")
             )
-            wall, out = timed(
-                [sys.executable, "-m", "bench.data", "--check", str(folder / "repo"), base, head]
-            )
-            check.append(wall)
-            result = json.loads(out.strip().splitlines()[-1])
-    print(f"bare children (one per revision): {min(bare):.2f} s")
-    print(f"data check ({result['outcome']}: {result['summary']}): {min(check):.2f} s; "
-          f"best of {RUNS} each")  # fmt: skip
-    if not result["caught"]:
-        print("the check missed the dropped BGR→RGB conversion", file=sys.stderr)
-        return 1
-    print(figure("data_time_vs_bare_children", min(check) / min(bare), TIME_TARGET))
-    return 0
+
+        check = [sys.executable, "-m", "bench.data", "--check", str(folder / "repo"), base, head]
+        found = versus_bare(RUNS, bare, check)
+    return report(
+        "data_time_vs_bare_children", TIME_TARGET, found, bare="one per revision",
+        check="data check", runs=RUNS, missed="the check missed the dropped BGR→RGB conversion",
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

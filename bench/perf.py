@@ -18,8 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.data import git, timed
-from bench.gradient import figure
+from bench._versus_bare import report, timed, two_revisions, versus_bare
 
 RUNS = 2  # best of: the machine may be shared
 TIME_TARGET = 1.3
@@ -55,18 +54,6 @@ print("ok")
 """
 
 
-def build_repo(root: Path) -> tuple[str, str]:
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "model.py").write_text(MODEL.format(hidden=512), encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    base = git(root, "rev-parse", "HEAD")
-    (root / "model.py").write_text(MODEL.format(hidden=2048), encoding="utf-8")
-    git(root, "commit", "-q", "-am", "head")
-    return base, git(root, "rev-parse", "HEAD")
-
-
 def the_check(repo: Path, base: str, head: str) -> dict[str, Any]:
     """In this fresh process: the perf check on the two commits, as the pipeline runs it."""
     from gradgate.bot.git.repository import GitRepository
@@ -92,37 +79,25 @@ def main(argv: list[str]) -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="gradgate-bench-") as tmp:
         folder = Path(tmp)
-        base, head = build_repo(folder / "repo")
-        for revision, hidden in (("base", 512), ("head", 2048)):
-            (folder / revision).mkdir()
-            (folder / revision / "model.py").write_text(
-                MODEL.format(hidden=hidden), encoding="utf-8"
-            )
-        bare: list[float] = []
-        check: list[float] = []
-        result: dict[str, Any] = {}
+        base, head = two_revisions(
+            folder, "model.py", MODEL.format(hidden=512), MODEL.format(hidden=2048)
+        )
         steps = str(WARMUP + STEPS)
-        for _ in range(RUNS):  # interleaved, so a busy spell hits both
-            bare.append(
-                sum(
-                    timed([sys.executable, "-c", BARE, str(folder / rev), steps])[0]
-                    for _ in range(ROUNDS)
-                    for rev in ("base", "head")
-                )
+
+        def bare() -> float:  # a fresh process per revision and round, as the check's children
+            return sum(
+                timed([sys.executable, "-c", BARE, str(folder / rev), steps])[0]
+                for _ in range(ROUNDS)
+                for rev in ("base", "head")
             )
-            wall, out = timed(
-                [sys.executable, "-m", "bench.perf", "--check", str(folder / "repo"), base, head]
-            )
-            check.append(wall)
-            result = json.loads(out.strip().splitlines()[-1])
-    print(f"bare children ({ROUNDS} rounds, one per revision each): {min(bare):.2f} s")
-    print(f"perf check ({result['outcome']}: {result['summary']}): {min(check):.2f} s; "
-          f"best of {RUNS} each")  # fmt: skip
-    if not result["caught"]:
-        print("the check missed the 4× wider hidden layer", file=sys.stderr)
-        return 1
-    print(figure("perf_time_vs_bare_children", min(check) / min(bare), TIME_TARGET))
-    return 0
+
+        check = [sys.executable, "-m", "bench.perf", "--check", str(folder / "repo"), base, head]
+        found = versus_bare(RUNS, bare, check)
+    return report(
+        "perf_time_vs_bare_children", TIME_TARGET, found,
+        bare=f"{ROUNDS} rounds, one per revision each", check="perf check", runs=RUNS,
+        missed="the check missed the 4× wider hidden layer",
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -29,8 +29,7 @@ from gradgate.checks.checkpoint.references import LFS_POINTER, UNREADABLE, prepa
 from gradgate.checks.checkpoint.session import run_session
 from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.errors import CheckError
-from gradgate.checks.model.device import choose_device, gpu_visible
-from gradgate.checks.model.run import cuda_works
+from gradgate.checks.model.device import device_for
 from gradgate.checks.model.session import model_sessions
 from gradgate.checks.model.settings import effective_model
 
@@ -59,11 +58,7 @@ class CheckpointCheck:
             with model_sessions(ctx) as sessions:
                 base_root = sessions.root(ctx, "base")
                 head_root = sessions.root(ctx, "head")
-                device = choose_device(
-                    settings.device,
-                    gpu_visible=gpu_visible(),
-                    cuda_works=lambda: cuda_works(ctx, settings, root=base_root),
-                )
+                device = device_for(ctx, settings, settings.device, root=base_root)
                 outcome = run_session(
                     ctx,
                     settings,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Mapping
-from pathlib import Path
 from typing import Any, ClassVar
 
 from gradgate.checks.base import (
@@ -37,9 +36,8 @@ from gradgate.checks.gradient.untested import untested_findings
 from gradgate.checks.gradient.variants import in_variant, pair
 from gradgate.checks.gradient.words import count, error_message, failure_detail, no_pair_words
 from gradgate.checks.model.coverage import child_spans, ran_counts
-from gradgate.checks.model.device import choose_device, gpu_visible
+from gradgate.checks.model.device import device_for
 from gradgate.checks.model.lines import PullDiff, read_diff
-from gradgate.checks.model.run import cuda_works
 from gradgate.checks.model.session import ModelSessions, model_sessions
 from gradgate.checks.model.settings import effective_model
 from gradgate.checks.model.spec import ModelSpec
@@ -142,7 +140,7 @@ def measure(ctx: CheckContext, settings: GradientSettings) -> tuple[Probed, Prob
     spec = effective_model(ctx, check=GradientCheck.name)
     deadline = Deadline(settings.timeout_s)
     with model_sessions(ctx) as sessions:
-        device = _device(ctx, settings, sessions.root(ctx, "base"))
+        device = device_for(ctx, settings, settings.device, root=sessions.root(ctx, "base"))
         sessions.start(ctx, settings, entrypoint=spec.entrypoint, device=device)
         base = _probe(ctx, settings, spec, sessions, "base", device, deadline, {})
         # The head child records which of the PR's changed lines ran (issue 20, point 5).
@@ -183,14 +181,6 @@ def _probe(
                 revision=revision,
             )
     return found
-
-
-def _device(ctx: CheckContext, settings: GradientSettings, root: Path) -> str:
-    return choose_device(
-        settings.device,
-        gpu_visible=gpu_visible(),
-        cuda_works=lambda: cuda_works(ctx, settings, root=root),
-    )
 
 
 def _summary(c: Comparison, findings: tuple[Finding, ...], *, variants: int = 1) -> str:

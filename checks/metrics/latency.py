@@ -15,8 +15,8 @@ from contextlib import ExitStack
 from gradgate.checks.base import CheckContext
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.metrics.settings import MetricsSettings
-from gradgate.checks.model.device import choose_device, gpu_visible
-from gradgate.checks.model.run import cuda_works, run_model_program
+from gradgate.checks.model.device import device_for
+from gradgate.checks.model.run import run_model_program
 from gradgate.checks.model.settings import effective_model
 
 PROGRAM = "perf.child:latency"
@@ -47,11 +47,7 @@ def measure_latency(
             "base": stack.enter_context(ctx.source.checkout(ctx.base_sha)),
             "head": stack.enter_context(ctx.source.checkout(ctx.head_sha)),
         }
-        device = choose_device(
-            settings.device,
-            gpu_visible=gpu_visible(),
-            cuda_works=lambda: cuda_works(ctx, settings, root=roots["base"]),
-        )
+        device = device_for(ctx, settings, settings.device, root=roots["base"])
         for round_ in range(settings.latency.rounds):
             order = ("base", "head") if round_ % 2 == 0 else ("head", "base")
             for revision in order:

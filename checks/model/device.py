@@ -4,14 +4,18 @@ The sandbox needs the device up front: a CPU run gets a memory cap and no GPUs, 
 neither (see ``checks.sandbox.env``). `auto` asks torch, in the user's interpreter, only when
 the machine shows a GPU driver at all, so CPU-only machines pay nothing for it. `cuda` is not
 checked here: the child refuses it when torch cannot use CUDA (``checks.model.child.prepare``),
-which is an error, never a silent CPU run.
+which is an error, never a silent CPU run. ``device_for`` is that choice for a model check.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Literal
+
+from gradgate.checks.base import CheckContext, UserCodeSettings
+from gradgate.checks.model.run import cuda_works
 
 Device = Literal["auto", "cpu", "cuda"]
 
@@ -35,3 +39,20 @@ def choose_device(requested: Device, *, gpu_visible: bool, cuda_works: Callable[
     if gpu_visible and cuda_works():
         return "cuda"
     return "cpu"
+
+
+def device_for(
+    ctx: CheckContext,
+    settings: UserCodeSettings,
+    requested: Device,
+    *,
+    root: Path,
+    visible: Callable[[], bool] = gpu_visible,
+) -> str:
+    """:func:`choose_device` for a model check: torch under the check's interpreter is asked, in
+    a sandboxed child at ``root`` (the base checkout), only when `auto` meets a ``visible`` GPU."""
+    return choose_device(
+        requested,
+        gpu_visible=visible(),
+        cuda_works=lambda: cuda_works(ctx, settings, root=root),
+    )

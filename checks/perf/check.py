@@ -27,9 +27,9 @@ from gradgate.checks.base import (
     settings_as,
 )
 from gradgate.checks.errors import ModelError, SandboxError
-from gradgate.checks.model.device import choose_device, gpu_visible
+from gradgate.checks.model.device import device_for
 from gradgate.checks.model.problems import describe
-from gradgate.checks.model.run import cuda_works, run_entry_program
+from gradgate.checks.model.run import run_entry_program
 from gradgate.checks.model.settings import effective_model
 from gradgate.checks.model.spec import ModelSpec
 from gradgate.checks.perf.compare import judge
@@ -109,11 +109,7 @@ def measure(ctx: CheckContext, settings: PerfSettings) -> Measured:
             "base": stack.enter_context(ctx.source.checkout(ctx.base_sha)),
             "head": stack.enter_context(ctx.source.checkout(ctx.head_sha)),
         }
-        device = choose_device(
-            settings.device,
-            gpu_visible=gpu_visible(),
-            cuda_works=lambda: cuda_works(ctx, settings, root=roots["base"]),
-        )
+        device = device_for(ctx, settings, settings.device, root=roots["base"])
         for round_ in range(settings.rounds):
             order = ("base", "head") if round_ % 2 == 0 else ("head", "base")
             for revision in order:
