@@ -55,6 +55,8 @@ _PATCH_OPTIONS = (
 # The two diffs gradgate reads; each takes "<base> <head> --" after it.
 PATCH_DIFF = ("diff", "--raw", "-z", *_DIFF_OPTIONS, *_PATCH_OPTIONS)  # records, "", the patch
 NAME_STATUS_DIFF = ("diff", "--name-status", "-z", *_DIFF_OPTIONS)
+# Every path at a commit and every directory above them, whatever directory git starts in.
+LS_TREE = ("ls-tree", "-r", "-t", "-z", "--name-only", "--full-tree")
 
 
 def outside_worktree(git_dir: str, empty_dir: str) -> tuple[str, ...]:
@@ -181,3 +183,14 @@ def stop(git: Started) -> None:
         git.kill()
         with contextlib.suppress(GitError):
             git.wait()
+
+
+def ahead(git: Started) -> Started:
+    """``git`` with room to write ahead of its reader: a 1 MB pipe where Linux allows one (not
+    the 64 KB default), so a git read a batch at a time between other work is not stopped at
+    every batch. The default elsewhere, or where the limit is lower."""
+    with contextlib.suppress(ImportError, AttributeError, OSError, ValueError):
+        import fcntl  # (not on Windows)
+
+        fcntl.fcntl(git.stdout.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+    return git

@@ -214,7 +214,7 @@ class GitRepository:
         at a time as git writes them, read in the caller's thread (git waits meanwhile); after
         the last, git is reaped (a GitError if it failed). For bot.plan.unmatched."""
         gitcmd.check_rev(sha)
-        started = self._start("ls-tree", "-r", "-t", "-z", "--name-only", "--full-tree", sha)
+        started = gitcmd.ahead(self._start(*gitcmd.LS_TREE, sha))
 
         def batches() -> Iterator[str]:
             yield from path_batches(started.stdout)
