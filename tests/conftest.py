@@ -68,6 +68,59 @@ KEPT = (
 )
 
 
+# The long tests, which start first, the longest first (pytest_collection_modifyitems), so that on
+# 2 workers none starts last and runs alone at the end: a prefix of node ids (a file, or a test)
+# and the seconds each test it names took in the suite on a busy 2-core machine (only their order
+# matters); the longest prefix that matches decides. A test not named here counts as short and
+# keeps its place. tests/test_suite_order.py checks that each prefix names a test.
+LONG: dict[str, float] = {
+    # the slow group: the perf check times its runs in 6 children each
+    "tests/checks/perf/test_check.py::test_a_four_times_wider_hidden_layer": 280,
+    "tests/checks/perf/test_check.py::test_unchanged_code_never_blocks": 250,
+    "tests/checks/perf/test_check.py::test_a_module_that_sleeps": 200,
+    "tests/test_packaging.py::test_installed_beside": 100,  # builds the wheels the other reads
+    "tests/checks/perf/test_check.py::test_the_factorys_own_step": 90,
+    "tests/checks/metrics/test_latency.py::test_a_head_whose_inference": 80,
+    "tests/bot/doors/test_init_factory.py::test_init_": 60,
+    "tests/bot/doors/test_action_label.py::test_the_label_approved_one_head": 60,
+    "tests/checks/gradient/test_untested.py::test_a_variant_that_cannot_be_used": 50,
+    "tests/checks/checkpoint/test_scenarios.py::test_c6_": 50,
+    "tests/checks/model/test_run.py::test_a_file_entrypoint": 50,
+    # the combined model's runs (tests/once.py), built once: the other rows find them built
+    "tests/checks/gradient/test_scenarios.py::"
+    "test_a_gradient_regression_is_classified_and_blocks_under_its_module_prefix[G1]": 45,
+    "tests/checks/model/test_session.py::test_a_crash_in_one_checks_work": 43,
+    "tests/checks/model/test_session.py::test_a_hang_in_one_checks_work": 43,
+    "tests/checks/checkpoint/test_scenarios.py::test_c4_": 40,
+    "tests/bot/app/test_end_to_end.py::test_code_from_an_untrusted_author": 39,
+    "tests/bot/doors/test_action_label.py::test_the_ok_to_test_label_by_a_writer": 38,
+    "tests/bot/doors/test_action_trust.py::test_an_approved_run_completes": 35,
+    "tests/checks/checkpoint/test_scenarios.py::test_c5_a_key_conditional": 35,
+    "tests/checks/model/test_run.py::test_a_factory_beside_an_outside_config": 34,
+    "tests/checks/data/test_dataset.py::test_a_dataset_entrypoint_end_to_end": 33,
+    "tests/bot/app/test_approvals.py::test_a_replayed_ok_to_test": 33,
+    "tests/bot/app/test_workers.py::test_several_workers_on_redis": 33,
+    "tests/bot/doors/test_action_chaos.py::test_a_200_kb_report": 32,
+    "tests/checks/data/test_torch_rng.py::test_torch_imported_by_the_transform": 32,
+    "tests/checks/gradient/test_errors.py": 30,
+    # the JSON demo, run once (tests/once.py) for the first test that reads it, the other later
+    "tests/bot/doors/test_demo.py::test_demo_catches": 30,
+    "tests/bot/doors/test_demo.py::test_demo_exits_0": 25,
+    # the default run
+    "tests/bot/github/test_workflows.py::test_shipped_action_and_workflows_pass_both": 24,
+    "tests/bot/config/test_yaml_lines.py::test_libyaml_composition_reads_exactly": 16,
+    "tests/checks/model/test_turns.py": 12,
+    "tests/bot/config/test_model.py::test_a_long_config_without_anchors": 14,
+    "tests/checks/checkpoint/child/test_meta.py::test_a_factory_with_an_embedding": 13,
+    "tests/checks/checkpoint/test_scenarios.py::test_c1_": 13,
+    "tests/checks/gradient/test_scenarios.py::test_g10_": 12,
+    "tests/bot/doors/test_action_review.py::test_the_next_run_clears": 12,
+    "tests/bot/doors/test_action_review.py::test_request_changes_on_failure": 11,
+    "tests/checks/model/test_session.py::test_a_gate_starts_one_child": 10,
+    "tests/checks/model/test_crash.py::test_a_loss_called_with_swapped_arguments": 10,
+}
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: slow by nature (tests/conftest.py: SLOW)")
 
@@ -77,13 +130,20 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.add_marker(pytest.mark.slow)
 
 
+def cost(nodeid: str) -> float:
+    """A test's seconds in LONG (its longest prefix there), or 0: short."""
+    matches = [(len(prefix), s) for prefix, s in LONG.items() if nodeid.startswith(prefix)]
+    return max(matches, default=(0, 0.0))[1]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest tests start first (the slow group's, or in the default run the model checks
-    kept in it), so that on 2 workers none starts last and runs alone at the end; `--dist
-    loadgroup` then hands tests out one by one."""
+    """The longest tests start first (LONG, longest first; then the rest of the slow group or the
+    model checks kept from it, then the rest as collected), so that on 2 workers none starts last
+    and runs alone at the end; `--dist loadgroup` then hands tests out one by one."""
     items.sort(  # stable: else as collected
         key=lambda item: (
-            item.get_closest_marker("slow") is None and not item.nodeid.startswith(KEPT)
+            -cost(item.nodeid),
+            item.get_closest_marker("slow") is None and not item.nodeid.startswith(KEPT),
         )
     )
 

@@ -3,25 +3,15 @@ the checks in a real child process, PyGithub over HTTP to the fake GitHub."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from gradgate.bot.github.sticky import Stamp
 from gradgate.checks import REGISTRY
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World, make_world
-from tests.fakegithub import FakeGitHub
-from tests.gitrepo import GitRepo
+from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World
 
 EDITED = TRAIN.replace("runs/v3", "runs/v4")
-
-
-@pytest.fixture
-def world(
-    repo: GitRepo, github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[World]:
-    yield from make_world(repo, github, tmp_path, monkeypatch)
 
 
 def test_open_push_push_leaves_exactly_one_comment_and_the_right_statuses(world: World) -> None:

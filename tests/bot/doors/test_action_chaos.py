@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from gradgate.bot.github.results import CHECK_FILE
 from gradgate.bot.github.split import COMMENT_LIMIT
 from gradgate.bot.github.sticky import Stamp
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World, make_world
-from tests.fakegithub import FakeGitHub
-from tests.gitrepo import GitRepo
+from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World
 
 EDITED = TRAIN.replace("runs/v3", "runs/v4")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -27,13 +23,6 @@ def _protected_functions(count: int, *, value: int) -> str:
     return "".join(
         f"# NO_REFAC\ndef schedule_{i}(scale):\n{body}    return scale\n\n\n" for i in range(count)
     )
-
-
-@pytest.fixture
-def world(
-    repo: GitRepo, github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[World]:
-    yield from make_world(repo, github, tmp_path, monkeypatch)
 
 
 def test_a_200_kb_report_is_split_cleanly_and_shrinks_back_to_one_comment(world: World) -> None:

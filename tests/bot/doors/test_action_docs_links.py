@@ -3,24 +3,12 @@ commit (issue 19, point 6): `{server}/{action repository}/blob/{action ref}/docs
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World, make_world
-from tests.fakegithub import FakeGitHub
-from tests.gitrepo import GitRepo
+from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World
 
 EDITED = TRAIN.replace("runs/v3", "runs/v4")  # a `# NO_REFAC` line: a `protected` finding
 REF = "0123456789abcdef" * 2 + "01234567"
-
-
-@pytest.fixture
-def world(
-    repo: GitRepo, github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[World]:
-    yield from make_world(repo, github, tmp_path, monkeypatch)
 
 
 def test_a_findings_check_links_its_page_at_the_actions_commit(world: World) -> None:

@@ -5,24 +5,14 @@ test_action_trust.py."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from gradgate.bot.github.results import CHECK_FILE, PLAN_FILE
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World, make_world, read_json
-from tests.fakegithub import FakeGitHub, payloads
-from tests.gitrepo import GitRepo
+from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World, read_json
+from tests.fakegithub import payloads
 
 EDITED = TRAIN.replace("runs/v3", "runs/v4")
-
-
-@pytest.fixture
-def world(
-    repo: GitRepo, github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[World]:
-    yield from make_world(repo, github, tmp_path, monkeypatch)
 
 
 def _plan_and_check(world: World, results: Path) -> None:

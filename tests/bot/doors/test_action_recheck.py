@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from tests.bot.doors.action_world import NUMBER, REPO, World, make_world
-from tests.fakegithub import BOT, FakeGitHub
+from tests.bot.doors.action_world import NUMBER, REPO, World
+from tests.fakegithub import BOT
 from tests.fakegithub.state import Run
-from tests.gitrepo import GitRepo
-
-
-@pytest.fixture
-def world(
-    repo: GitRepo, github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[World]:
-    yield from make_world(repo, github, tmp_path, monkeypatch)
 
 
 @pytest.fixture

@@ -5,17 +5,13 @@ shows it)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from gradgate.bot.github.results import PLAN_FILE
 from gradgate.bot.github.review import REVIEW_MARKER
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World, make_world, read_json
-from tests.fakegithub import BOT, FakeGitHub
+from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World, read_json
+from tests.fakegithub import BOT
 from tests.fakegithub.diffs import commentable
-from tests.gitrepo import GitRepo
 
 POLICY = """\
 report:
@@ -65,13 +61,6 @@ def push(world: World, files: dict[str, str]) -> World:
     diff = world.repo.git("diff", "--find-renames", f"{world.base}...{world.head}")
     pull.diff = commentable(diff)  # what GitHub shows, and takes comments on
     return world
-
-
-@pytest.fixture
-def world(
-    repo: GitRepo, github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[World]:
-    yield from make_world(repo, github, tmp_path, monkeypatch)
 
 
 def test_review_is_off_by_default(world: World) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
@@ -22,8 +21,7 @@ from gradgate.checks.base import (
 )
 from gradgate.checks.sandbox.for_check import run_user_code
 
-from tests.bot.doors.action_world import World, make_world
-from tests.fakegithub import FakeGitHub
+from tests.bot.doors.action_world import World
 from tests.gitrepo import GitRepo
 
 
@@ -71,13 +69,6 @@ def test_the_checks_child_gets_the_doors_sandbox_mode() -> None:
     command = check_command(request)
     assert command[command.index("--sandbox") + 1] == "require"
     assert "--sandbox" not in check_command(Request(repo_path=Path("."), base="a", head="b"))
-
-
-@pytest.fixture
-def world(
-    repo: GitRepo, github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[World]:
-    yield from make_world(repo, github, tmp_path, monkeypatch)
 
 
 def test_the_action_requires_bubblewrap_on_linux(world: World) -> None:
