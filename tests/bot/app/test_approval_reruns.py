@@ -11,7 +11,7 @@ import httpx
 import pytest
 from gradgate.bot.app.settings import AppSettings
 
-from tests.bot.app.world import NUMBER, REPO, AppWorld, make_world
+from tests.bot.app.world import REPO, AppWorld, fork_push, fork_world
 from tests.fakegithub import FakeGitHub
 from tests.gitrepo import GitRepo
 
@@ -26,16 +26,11 @@ RERUNS: dict[str, Callable[[AppWorld], httpx.Response]] = {
 
 @pytest.fixture
 def world(repo: GitRepo, github: FakeGitHub, settings: AppSettings) -> Iterator[AppWorld]:
-    made = make_world(repo, github, settings)
-    made.github.repo(REPO).pulls[NUMBER].author = "mallory"
-    yield made
-    made.stop()
-    made.live.stop()
+    yield from fork_world(repo, github, settings)
 
 
 def _fork_push(world: AppWorld, width: int) -> str:
-    sha = world.push(f"WIDTH = {width}\n", path="model.py")
-    assert world.deliver_push(author="mallory").status_code == 202
+    sha = fork_push(world, width)
     world.drain()
     return sha
 

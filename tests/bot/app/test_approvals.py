@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from gradgate.bot.app.settings import AppSettings
 
-from tests.bot.app.world import BOT, NUMBER, REPO, AppWorld, make_world
+from tests.bot.app.world import BOT, NUMBER, REPO, AppWorld, fork_push, fork_world, make_world
 from tests.fakegithub import FakeGitHub
 from tests.gitrepo import GitRepo
 
@@ -19,17 +19,7 @@ KEY = f"{REPO}#{NUMBER}"
 
 @pytest.fixture
 def world(repo: GitRepo, github: FakeGitHub, settings: AppSettings) -> Iterator[AppWorld]:
-    made = make_world(repo, github, settings)
-    made.github.repo(REPO).pulls[NUMBER].author = "mallory"
-    yield made
-    made.stop()
-    made.live.stop()
-
-
-def _fork_push(world: AppWorld, width: int) -> str:
-    sha = world.push(f"WIDTH = {width}\n", path="model.py")
-    assert world.deliver_push(author="mallory").status_code == 202
-    return sha
+    yield from fork_world(repo, github, settings)
 
 
 def _gradient(world: AppWorld, sha: str) -> str:
@@ -47,7 +37,7 @@ def _replies(world: AppWorld) -> list[str]:
 def test_a_fork_waits_for_approval_and_its_required_check_is_pending_never_success(
     world: AppWorld,
 ) -> None:
-    head = _fork_push(world, 16)
+    head = fork_push(world, 16)
     world.drain()
     runs = world.check_runs(head)
     assert (runs["gradgate"], runs["gradgate/gradient"]) == ("in_progress", "in_progress")
@@ -61,7 +51,7 @@ def test_a_replayed_ok_to_test_delivery_approves_nothing_after_a_newer_push(
 ) -> None:
     """The signature covers the body, not X-GitHub-Delivery: the same signed comment sent again
     under a new delivery id, after the attacker pushed, approved the new push before."""
-    reviewed = _fork_push(world, 16)
+    reviewed = fork_push(world, 16)
     world.drain()
     world.wait(600)
     captured = world.comment_payload("/ok-to-test", author="olivia")
@@ -69,7 +59,7 @@ def test_a_replayed_ok_to_test_delivery_approves_nothing_after_a_newer_push(
     world.drain()
     assert _gradient(world, reviewed) not in ("in_progress", "none")  # the approved head ran
 
-    pushed = _fork_push(world, 666)
+    pushed = fork_push(world, 666)
     world.drain()
     replayed = world.live.deliver("issue_comment", captured, delivery="replayed")
     assert replayed.status_code == 200  # answered, nothing enqueued
@@ -83,11 +73,11 @@ def test_a_push_delivered_before_the_ok_to_test_does_not_get_the_approval(
 ) -> None:
     """The maintainer wrote `/ok-to-test` while the head was the one they reviewed; a push
     seconds later was delivered first. The comment binds to when it was written."""
-    reviewed = _fork_push(world, 16)
+    reviewed = fork_push(world, 16)
     world.drain()
     world.wait(900)
     comment = world.comment_payload("/ok-to-test", author="olivia")  # written now
-    sneaked = _fork_push(world, 666)  # pushed after it, and delivered before it
+    sneaked = fork_push(world, 666)  # pushed after it, and delivered before it
     assert world.live.deliver("issue_comment", comment).status_code == 202
     world.drain()
     assert _gradient(world, sneaked) == "in_progress"  # its code did not run
@@ -99,7 +89,7 @@ def test_a_push_delivered_before_the_ok_to_test_does_not_get_the_approval(
 def test_a_bare_ok_to_test_soon_after_a_push_asks_for_the_sha_which_then_approves(
     world: AppWorld,
 ) -> None:
-    head = _fork_push(world, 16)
+    head = fork_push(world, 16)
     world.drain()
     world.wait(60)  # less than trust.confirm_s (600) after the push
     world.comment("/ok-to-test", author="olivia")
@@ -125,7 +115,7 @@ def test_trust_confirm_s_comes_from_the_base_config(
     world = make_world(repo, github, settings, policy=POLICY + "trust:\n  confirm_s: 30\n")
     try:
         world.github.repo(REPO).pulls[NUMBER].author = "mallory"
-        head = _fork_push(world, 16)
+        head = fork_push(world, 16)
         world.drain()
         world.wait(60)
         world.comment("/ok-to-test", author="olivia")
@@ -137,7 +127,7 @@ def test_trust_confirm_s_comes_from_the_base_config(
 
 
 def test_the_ok_to_test_label_approves_the_head_it_was_put_on(world: AppWorld) -> None:
-    head = _fork_push(world, 16)
+    head = fork_push(world, 16)
     world.drain()
     world.wait(600)
     assert world.label("ok-to-test", by="mallory").status_code == 202  # no write access
@@ -152,10 +142,10 @@ def test_the_ok_to_test_label_approves_the_head_it_was_put_on(world: AppWorld) -
 def test_the_label_approves_the_sha_it_carries_at_once_and_nothing_pushed_after(
     world: AppWorld,
 ) -> None:
-    _fork_push(world, 16)  # the head the late label names
+    fork_push(world, 16)  # the head the late label names
     world.drain()
     late = world.label_payload("ok-to-test", by="olivia")  # put on now, delivered later
-    second = _fork_push(world, 32)
+    second = fork_push(world, 32)
     world.drain()
     assert world.live.deliver("pull_request", late).status_code == 202
     world.drain()
