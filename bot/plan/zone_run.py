@@ -29,7 +29,7 @@ once per distinct directory or name. Words used below:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from gradgate.bot.plan.zone_index import NONE, ROOT, DirTest, PatternIndex
@@ -55,13 +55,13 @@ class _Side:
 
 @dataclass(slots=True, eq=False)
 class _Dir:
+    """What a directory passes on to its subdirectories; shared by those where nothing ends."""
+
     win: dict[int, int]  # zone -> winning rule among the tests matching "<dir>/"
     key: frozenset[int]  # those rules: directories with equal keys and parts resolve alike
     deep: frozenset[int]  # parts that hold here and below
-    flat: list[DirTest]  # flat parts that may hold here
-    tails: tuple[str, ...] = ()  # theirs, for one `endswith` before each test's
-    state: _Side | None = None  # what decides for its files, once asked
-    plain: _Dir | None = None  # shared by its subdirectories where nothing ends
+    plain: _Dir | None = None  # its subdirectories' where nothing ends there
+    bare: _Side | None = None  # the state of a directory with this one where no flat part holds
 
 
 class MatchRun:
@@ -79,16 +79,15 @@ class MatchRun:
         self.keys: dict[object, _Side] = {}
         self.dirnames: dict[str, frozenset[int]] = {}
         self.cands: dict[tuple[str, frozenset[int], bool], _Candidates] = {}
-        self.dirs = {"": _Dir({}, NONE, NONE, [], state=self._state({}, NONE, frozenset({ROOT})))}
+        self.dirs = {"": _Dir({}, NONE, NONE)}  # what each directory passes on
+        self.dstates = {"": self._state({}, NONE, frozenset({ROOT}))}  # the state of each
 
-    def fill(self, paths: Iterable[str]) -> None:
+    def fill(self, paths: Sequence[str]) -> None:
         """Append each path to the `found` list of each zone it is in."""
-        special, needles, state, adds = (
-            self.index.special,
-            self.index.needles,
-            self.state,
-            self.adds,
-        )
+        state, adds = self.state, self.adds
+        special = self.index.special | {""}  # "" ("a/"): no name, asked of pathspec
+        # A needle no path holds is not looked for in each name (one search of all, in C).
+        needles = self.index.needles and _held(self.index.needles, paths)
         one = needles[0] if len(needles) == 1 else None  # (most configs have at most one)
         last, st = None, self.odd
         memo = st.names
@@ -97,12 +96,15 @@ class MatchRun:
             if d != last:  # git lists a directory's files together: one lookup per run of them
                 last, st = d, state(d)
                 memo = st.names
-            # A name's class is its suffix's, unless it is a pattern's literal name, or holds
-            # the longest literal of another glob.
+            # A name's class is its suffix's (the key: the suffix without its dot; "/" and the
+            # last character for a name without a dot), unless it is a pattern's literal name,
+            # or holds the longest literal of another glob. (`rpartition` takes one argument
+            # and is called without parsing a tuple of them, as `rfind` is: a third cheaper.)
+            _, dot, key = b.rpartition(".")
             if b in special or (needles and (one in b if one else any(n in b for n in needles))):
-                key: str | tuple[str] = (b,)
-            else:
-                key = b[b.rfind(".") :]
+                key = (b,)  # type: ignore[assignment]
+            elif not dot:
+                key = "/" + b[-1:]
             if (todo := memo.get(key)) is None:
                 todo = memo[key] = adds(st, key)
             for add in todo:
@@ -130,41 +132,52 @@ class MatchRun:
 
     def state(self, d: str) -> _Side:
         """What decides for the files directly in `d`: the tests above, the parts equal to it."""
-        if (info := self.dirs.get(d)) is None:  # (an odd directory is never kept there)
-            if d.startswith(("/", "./")) or d.endswith("/") or d == "." or "//" in d or "\n" in d:
-                return self.odd
-            cut = d.rfind("/")
-            if (up := self.dirs.get(d[: max(cut, 0)])) is not None:  # most often
-                info = self.dirs[d] = self._child(up, d, cut)
-            else:
-                info = self._walk(d)
-        if (st := info.state) is None:
-            deep = info.deep
-            if info.flat and (slash := d + "/").endswith(info.tails):
-                parts = [  # (the `DirTest` pre-checks inline, here and below: per directory)
+        if (st := self.dstates.get(d)) is not None:
+            return st
+        if d.startswith(("/", "./")) or d.endswith("/") or d == "." or "//" in d or "\n" in d:
+            return self.odd  # (an odd directory is never kept)
+        cut = d.rfind("/")
+        if (up := self.dirs.get(d[: max(cut, 0)])) is None:
+            up = self._walk(d[:cut])
+        info, slash, flat, tails = self._child(up, d, cut)
+        if (
+            flat
+            and slash.endswith(tails)
+            and (
+                parts := [  # (the `DirTest` pre-checks inline, here and below: per directory)
                     t.part
-                    for t in info.flat
+                    for t in flat
                     if slash.endswith(t.tail)
                     and slash.startswith(t.lit)
                     and t.hit(slash, full=True)
                 ]
-                deep = deep.union(parts) if parts else deep  # (its hash is cached)
+            )
+        ):
+            deep = info.deep.union(parts)
             if (st := self.states.get((info.key, deep))) is None:
                 st = self._state(info.win, info.key, deep)
-            info.state = st
+        elif (st := info.bare) is None:  # most often: shared with its siblings
+            st = info.bare = self.states.get((info.key, info.deep))
+            if st is None:
+                st = info.bare = self._state(info.win, info.key, info.deep)
+        self.dstates[d] = st
         return st
 
     def _walk(self, d: str) -> _Dir:
+        """What `d` passes on, and every directory above it not yet known."""
         chain = [d]  # up to a known directory, then down: no recursion on deep paths
         while (up := chain[-1][: max(chain[-1].rfind("/"), 0)]) not in self.dirs:
             chain.append(up)
         info = self.dirs[up]
         for sub in reversed(chain):
-            info = self.dirs[sub] = self._child(info, sub, sub.rfind("/"))
+            info = self._child(info, sub, sub.rfind("/"))[0]
         return info
 
-    def _child(self, info: _Dir, d: str, cut: int) -> _Dir:
-        """The directory `d` below `info`'s, its last "/" at `cut` (-1: none)."""
+    def _child(
+        self, info: _Dir, d: str, cut: int
+    ) -> tuple[_Dir, str, list[DirTest], tuple[str, ...]]:
+        """What the directory `d` below `info`'s (its last "/" at `cut`, -1: none) passes on
+        (kept), "<d>/", and the flat parts that may hold there, with their tails."""
         slash, name = d + "/", d[cut + 1 :]
         if (ids := self.dirnames.get(name)) is None:
             ids = self.dirnames[name] = self.index.dirnames.classify(name)
@@ -179,12 +192,13 @@ class MatchRun:
         ):
             win = self._best(dict(info.win), [t.rule for t in hits if t.rule >= 0])
             deep = info.deep.union(t.part for t in hits if t.part >= 0)
-            return _Dir(win, frozenset(win.values()), deep, flat, tails[1])
-        if flat:
-            return _Dir(info.win, info.key, info.deep, flat, tails[1])
-        if info.plain is None:  # the common case: nothing ends here
-            info.plain = _Dir(info.win, info.key, info.deep, [])
-        return info.plain
+            new = _Dir(win, frozenset(win.values()), deep)
+        elif info.plain is not None:  # the common case: nothing ends here
+            new = info.plain
+        else:
+            new = info.plain = _Dir(info.win, info.key, info.deep)
+        self.dirs[d] = new
+        return new, slash, flat, tails[1]
 
     def _cands(self, top: str, ids: frozenset[int], deeper: bool) -> _Candidates:
         """The tests and flat parts (and tails) that may end at a directory named like `ids`."""
@@ -198,11 +212,14 @@ class MatchRun:
         return tests, flat, tails
 
     def name_class(self, key: str | tuple[str]) -> _Side:
-        """The class of the names with this key: a last-dot suffix, or (a special name,)."""
-        index, name = self.index, key[0] if isinstance(key, tuple) else key
+        """The class of the names with this key: a suffix without its dot, "/" and the last
+        character of a name without a dot, or (a special name,)."""
+        index, special = self.index, isinstance(key, tuple)
+        # A name not special: what `classify` reads of it, its last-dot suffix (or last char).
+        name = key[0] if special else key[1:] if key[:1] == "/" else f".{key}"
         if not name or "\n" in name:  # "a/": no name; "a\n": `$` matches before the newline
             return self.odd
-        names = index.names.classify(name, special=isinstance(key, tuple))
+        names = index.names.classify(name, special=special)
         if names not in self.classes:
             full = [rx for n in names for rx in index.full.get(n, ())]
             win = self._best(self._best({}, index.always), [r for r, x in full if x < 0])
@@ -231,6 +248,12 @@ class MatchRun:
         win = self._best({}, rules + [r for r, x in c.cond if x in st.parts])
         out = {z for z, r in win.items() if self.index.rules[r][2]}
         return tuple([self.appends[z] for z in out | (st.inc - c.zones) | (c.inc - st.zones)])
+
+
+def _held(needles: tuple[str, ...], paths: Sequence[str]) -> tuple[str, ...]:
+    """The needles some path holds (a path's directory too: then it is looked for in names)."""
+    text = "\0".join(paths)
+    return tuple(n for n in needles if n in text)
 
 
 def _allows(lit: str, top: str) -> bool:
