@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+
 import pytest
 from gradgate.bot.git.repository import GitRepository
 from gradgate.bot.pipeline import Request, plan_request
@@ -98,6 +101,38 @@ def test_the_listing_is_read_to_the_end_whenever_the_diff_comes_first(project: G
             assert _take(listing, tracked, None, lambda: False)
         assert tracked.entries == whole.entries and tracked.names == whole.names
         assert set(tracked.directories) == set(whole.directories)
+
+
+@pytest.fixture
+def collector() -> Iterator[None]:
+    """The cycle collector restored, whatever a test does to it."""
+    enabled, frozen = gc.isenabled(), gc.get_freeze_count()
+    yield
+    gc.unfreeze()
+    gc.enable() if enabled else gc.disable()
+    assert frozen == 0 or gc.get_freeze_count() == 0
+
+
+@pytest.mark.usefixtures("collector")
+def test_a_plan_leaves_the_cycle_collector_as_it_found_it(project: GitRepo) -> None:
+    """The plan pauses the collector while it reads, and leaves what it tracks in the oldest
+    generation (nothing left young to walk); it must not switch the collector on or off for
+    its caller, nor thaw what the caller froze."""
+    request = Request(repo_path=project.root, base="main", head="pr")
+    gc.collect()
+    assert gc.isenabled()
+    walks = [g["collections"] for g in gc.get_stats()]
+    plan_request(request, for_checks=False)
+    assert gc.isenabled()
+    assert [g["collections"] for g in gc.get_stats()] == walks  # (unpaused: 3 walks here)
+    gc.disable()
+    plan_request(request, for_checks=False)
+    assert not gc.isenabled()
+    gc.enable()
+    gc.freeze()  # as a server does before it forks its workers
+    frozen = gc.get_freeze_count()
+    plan_request(request, for_checks=False)
+    assert gc.get_freeze_count() == frozen and gc.isenabled()
 
 
 def test_a_listing_git_could_not_give_is_a_git_error(project: GitRepo) -> None:
