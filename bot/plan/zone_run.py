@@ -51,6 +51,9 @@ class _Side:
     cond: list[tuple[int, int]] = field(default_factory=list)  # a class's: (rule, part)
     memo: dict[_Side, Adds] = field(default_factory=dict)  # a state's, per class it meets
     names: dict[str | tuple[str], Adds] = field(default_factory=dict)  # a state's, per name key
+    # A state's as names that are not special see it: without the parts only special names
+    # need (`MatchRun.plain_parts`), so directories told apart by those alone share its `names`.
+    plain: _Side | None = None
 
 
 @dataclass(slots=True, eq=False)
@@ -74,6 +77,12 @@ class MatchRun:
         self.index, self.found, self.exact = index, found, exact
         self.appends = [f.append for f in found]
         self.odd = _Side({}, NONE, -1, NONE, (exact,))
+        self.odd.plain = self.odd
+        # The parts some name that is not special may need (`Names.classify` without `special`:
+        # the ids of a suffix, or of any name); the others matter to special names alone.
+        names = index.names
+        common = names.any.union(*names.ext.values())
+        self.plain_parts = frozenset(x for i in common for _, x in index.full.get(i, ()) if x >= 0)
         self.states: dict[tuple[frozenset[int], frozenset[int]], _Side] = {}
         self.classes: dict[frozenset[int], _Side] = {}
         self.keys: dict[object, _Side] = {}
@@ -89,24 +98,27 @@ class MatchRun:
         # A needle no path holds is not looked for in each name (one search of all, in C).
         needles = self.index.needles and _held(self.index.needles, paths)
         one = needles[0] if len(needles) == 1 else None  # (most configs have at most one)
-        last, st = None, self.odd
+        last, st, plain = None, self.odd, self.odd
         memo = st.names
         for p in paths:  # the hot loop: a few dict lookups per path
             d, _, b = p.rpartition("/")
             if d != last:  # git lists a directory's files together: one lookup per run of them
                 last, st = d, state(d)
-                memo = st.names
+                plain = st.plain or st
+                memo = plain.names
             # A name's class is its suffix's (the key: the suffix without its dot; "/" and the
             # last character for a name without a dot), unless it is a pattern's literal name,
             # or holds the longest literal of another glob. (`rpartition` takes one argument
             # and is called without parsing a tuple of them, as `rfind` is: a third cheaper.)
             _, dot, key = b.rpartition(".")
             if b in special or (needles and (one in b if one else any(n in b for n in needles))):
-                key = (b,)  # type: ignore[assignment]
-            elif not dot:
-                key = "/" + b[-1:]
-            if (todo := memo.get(key)) is None:
-                todo = memo[key] = adds(st, key)
+                if (todo := st.names.get((b,))) is None:
+                    todo = st.names[b,] = adds(st, (b,))
+            else:
+                if not dot:
+                    key = "/" + b[-1:]
+                if (todo := memo.get(key)) is None:
+                    todo = memo[key] = adds(plain, key)
             for add in todo:
                 add(p)
 
@@ -128,6 +140,8 @@ class MatchRun:
         if (st := self.states.get((key, parts))) is None:
             more = [z for x in parts for z in self.index.part_zones.get(x, ())]
             st = self.states[key, parts] = self._side(win, more, parts=parts)
+            plain = parts & self.plain_parts
+            st.plain = st if plain == parts else self._state(win, key, plain)
         return st
 
     def state(self, d: str) -> _Side:
