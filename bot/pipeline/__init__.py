@@ -104,7 +104,7 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
         gaps = zone_gaps(policy.config, repo, head_sha)
     else:  # steps 1-3 while git works out the diff (bot.pipeline.paths)
         read = read_while_git_works(repo, request, base_sha, head_sha, progress)
-        policy, paths, files, gaps, zones = read
+        policy, paths, files, zones, gaps = read
     edits = python_edits(repo, base_sha, head_sha, paths)
     plan = make_plan(  # 3 zones, 4 plan
         policy.config,

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 from gradgate.bot.config.model import Config
+from gradgate.bot.config.zone import Zone
+from gradgate.bot.git.cmdline import Pending
 from gradgate.bot.git.repository import GitRepository
+from gradgate.bot.pipeline.aside import aside
 from gradgate.bot.pipeline.policy import Policy, Request, read_policy
 from gradgate.bot.plan.unmatched import Tracked, unmatched
 from gradgate.bot.plan.zones import ZoneMatcher
@@ -29,8 +32,8 @@ class DiffPaths(NamedTuple):
     policy: Policy
     paths: list[str]  # every path the diff touches (a rename under both)
     files: int
-    gaps: dict[str, tuple[str, ...]]  # zone -> its include patterns matching no file at head
     zones: dict[str, tuple[str, ...]]  # zone -> the paths in it
+    gaps: dict[str, tuple[str, ...]]  # zone -> its include patterns matching no file at head
 
 
 def read_while_git_works(
@@ -48,15 +51,45 @@ def read_while_git_works(
             paths, files = diff()  # 2 diff
             return DiffPaths(policy, paths, files, {}, {})
         matcher, tracked = ZoneMatcher.compile(zones), Tracked()
-        # The whole listing first, unless git writes the diff before: then that is read first.
-        gaps = unmatched(zones, tracked) if _take(listing, tracked, matcher, diff.ready) else None
-        progress("reading the diff")
-        matching = matcher.matching()
-        paths, files = diff(matching.add)  # 2 diff, 3 zones: a batch at a time as git writes
-        if gaps is None:
-            _take(listing, tracked, None, lambda: False)
+        # The whole listing first, unless git writes the diff before (most of a large diff's
+        # time is git's): then a copy of this process on another core (bot.pipeline.aside)
+        # reads the rest of the listing while this one matches the diff as git writes it; where
+        # there is no copy, the rest is read here afterwards.
+        if _take(listing, tracked, matcher, diff.ready):
             gaps = unmatched(zones, tracked)
-    return DiffPaths(policy, paths, files, gaps, matching.done(paths))
+            return DiffPaths(policy, *_matched(diff, matcher, progress), gaps)
+        with aside(lambda: _rest(zones, listing, tracked)) as rest:
+            read = _matched(diff, matcher, progress)  # 2 diff, 3 zones
+            answer = rest.result() if rest else None
+        if rest is None:
+            _take(listing, tracked, None, _never)
+            gaps = unmatched(zones, tracked)
+        else:  # the copy read git's listing: here, only to its end, for git's exit status
+            _take(listing, Tracked(), None, _never)
+            gaps = zone_gaps(policy.config, repo, head_sha) if answer is None else answer
+    return DiffPaths(policy, *read, gaps)
+
+
+def _matched(
+    diff: Pending, matcher: ZoneMatcher, progress: Progress
+) -> tuple[list[str], int, dict[str, tuple[str, ...]]]:
+    """The diff's paths, its file count and the paths' zones: each batch matched as git writes."""
+    progress("reading the diff")
+    matching = matcher.matching()
+    paths, files = diff(matching.add)
+    return paths, files, matching.done(paths)
+
+
+def _rest(
+    zones: Sequence[Zone], listing: Iterator[str], tracked: Tracked
+) -> dict[str, tuple[str, ...]]:
+    """The copy's work: what `unmatched` says once ``tracked`` has the rest of git's ``listing``."""
+    _take(listing, tracked, None, _never)
+    return unmatched(zones, tracked)
+
+
+def _never() -> bool:
+    return False
 
 
 @contextlib.contextmanager
@@ -105,5 +138,5 @@ def zone_gaps(config: Config, repo: GitRepository, head_sha: str) -> dict[str, t
         return {}
     tracked = Tracked()
     with repo.listing(head_sha) as listing:
-        _take(listing, tracked, None, lambda: False)
+        _take(listing, tracked, None, _never)
     return unmatched(config.zones, tracked)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import gc
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -14,6 +15,7 @@ from gradgate.bot.plan.unmatched import Tracked
 from gradgate.bot.plan.zones import ZoneMatcher
 from gradgate.checks.errors import GitError
 
+from tests.bot.test_pipeline_aside import fresh
 from tests.gitrepo import GitRepo
 
 POLICY = """\
@@ -133,6 +135,46 @@ def test_a_plan_leaves_the_cycle_collector_as_it_found_it(project: GitRepo) -> N
     frozen = gc.get_freeze_count()
     plan_request(request, for_checks=False)
     assert gc.get_freeze_count() == frozen and gc.isenabled()
+
+
+# git writes the diff before the planner has read any of the listing, so a copy reads the rest;
+# then again with a copy that fails, which the planner notices and reads the listing anew.
+PLAN = """
+    import contextlib, json, sys
+    from pathlib import Path
+    import gradgate.bot.pipeline.paths as paths
+    from gradgate.bot.git.cmdline import Pending
+    from gradgate.bot.pipeline import Request, plan_request
+
+    copies, real = [], paths.aside
+
+    @contextlib.contextmanager
+    def counted(work):
+        with real(work) as copy:
+            copies.append(copy is not None)
+            yield copy
+
+    def failing(*args):
+        raise RuntimeError("the copy failed")
+
+    paths.aside, Pending.ready = counted, lambda self: True
+    request = Request(repo_path=Path(sys.argv[1]), base="main", head="pr")
+    plans = [plan_request(request, for_checks=False).plan.as_json()]
+    paths._rest = failing
+    plans.append(plan_request(request, for_checks=False).plan.as_json())
+    print(json.dumps({"copies": copies, "plans": plans}))
+"""
+
+
+def test_a_plan_whose_listing_a_copy_reads_plans_what_one_process_plans(
+    project: GitRepo,
+) -> None:
+    here = plan_request(Request(repo_path=project.root, base="main", head="pr"), for_checks=True)
+    got = fresh(PLAN, str(project.root))
+    assert got["copies"] == [True, True]
+    want = json.loads(json.dumps(here.plan.as_json()))
+    assert got["plans"] == [want, want]
+    assert want["unmatched"] == {"configs": ["**/typo_nowhere.py", "/gone/"]}  # (gaps found)
 
 
 def test_a_listing_git_could_not_give_is_a_git_error(project: GitRepo) -> None:
