@@ -65,6 +65,9 @@ class _Dir:
     deep: frozenset[int]  # parts that hold here and below
     plain: _Dir | None = None  # its subdirectories' where nothing ends there
     bare: _Side | None = None  # the state of a directory with this one where no flat part holds
+    # Its subdirectories' candidate tests by their names' ids: below a top directory, every
+    # directory sharing a _Dir is under one top (a top directory's own is never shared).
+    cands: dict[frozenset[int], _Candidates] = field(default_factory=dict)
 
 
 class MatchRun:
@@ -195,8 +198,15 @@ class MatchRun:
         slash, name = d + "/", d[cut + 1 :]
         if (ids := self.dirnames.get(name)) is None:
             ids = self.dirnames[name] = self.index.dirnames.classify(name)
-        key = (d[: d.find("/") + 1] or slash, ids, cut >= 0)
-        tests, flat, tails = self.cands.get(key) or self._cands(*key)
+        if cut < 0:  # a top directory
+            tests, flat, tails = self.cands.get((slash, ids, False)) or self._cands(
+                slash, ids, False
+            )
+        elif (cands := info.cands.get(ids)) is not None:  # most often
+            tests, flat, tails = cands
+        else:
+            key = (d[: d.find("/") + 1], ids, True)
+            tests, flat, tails = info.cands[ids] = self.cands.get(key) or self._cands(*key)
         if slash.endswith(tails[0]) and (  # one `endswith` for all, first
             hits := [
                 t
@@ -207,6 +217,8 @@ class MatchRun:
             win = self._best(dict(info.win), [t.rule for t in hits if t.rule >= 0])
             deep = info.deep.union(t.part for t in hits if t.part >= 0)
             new = _Dir(win, frozenset(win.values()), deep)
+        elif cut < 0:  # (a top directory's _Dir is its own: see `_Dir.cands`)
+            new = _Dir(info.win, info.key, info.deep)
         elif info.plain is not None:  # the common case: nothing ends here
             new = info.plain
         else:
