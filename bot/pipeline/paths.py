@@ -6,7 +6,9 @@ thread: read and compile the config; read git's listing of the files at head a b
 (another git, which waits while a batch is worked on, leaving the diff a core), working out
 what decides for each directory in it (most paths of a diff are in those directories); ask the
 zone patterns about the listing (bot.plan.unmatched). Then each batch of paths git writes is
-matched while git writes the next.
+matched while git writes the next. Where git writes the diff before the listing is read, the
+rest of the listing is read by a forked copy of this process (bot.pipeline.aside) on the core
+git leaves free.
 """
 
 from __future__ import annotations
