@@ -51,9 +51,6 @@ class _Side:
     cond: list[tuple[int, int]] = field(default_factory=list)  # a class's: (rule, part)
     memo: dict[_Side, Adds] = field(default_factory=dict)  # a state's, per class it meets
     names: dict[str | tuple[str], Adds] = field(default_factory=dict)  # a state's, per name key
-    # A state's as names that are not special see it: without the parts only special names
-    # need (`MatchRun.plain_parts`), so directories told apart by those alone share its `names`.
-    plain: _Side | None = None
 
 
 @dataclass(slots=True, eq=False)
@@ -65,6 +62,7 @@ class _Dir:
     deep: frozenset[int]  # parts that hold here and below
     plain: _Dir | None = None  # its subdirectories' where nothing ends there
     bare: _Side | None = None  # the state of a directory with this one where no flat part holds
+    extra: bool = False  # whether `deep` holds parts only special names need (then, `deeps`)
     # Its subdirectories' candidate tests by their names' ids: below a top directory, every
     # directory sharing a _Dir is under one top (a top directory's own is never shared).
     cands: dict[frozenset[int], _Candidates] = field(default_factory=dict)
@@ -80,7 +78,6 @@ class MatchRun:
         self.index, self.found, self.exact = index, found, exact
         self.appends = [f.append for f in found]
         self.odd = _Side({}, NONE, -1, NONE, (exact,))
-        self.odd.plain = self.odd
         # The parts some name that is not special may need (`Names.classify` without `special`:
         # the ids of a suffix, or of any name); the others matter to special names alone.
         names = index.names
@@ -91,8 +88,12 @@ class MatchRun:
         self.keys: dict[object, _Side] = {}
         self.dirnames: dict[str, frozenset[int]] = {}
         self.cands: dict[tuple[str, frozenset[int], bool], _Candidates] = {}
-        self.dirs = {"": _Dir({}, NONE, NONE)}  # what each directory passes on
-        self.dstates = {"": self._state({}, NONE, frozenset({ROOT}))}  # the state of each
+        # What each directory passes on; its state as names that are not special see it (the
+        # parts only special names need left out: directories told apart by those alone share
+        # a state, and its memo of each suffix's zones); with those parts, where it has some.
+        self.dirs = {"": _Dir({}, NONE, NONE)}
+        self.dstates = {"": self._state({}, NONE, frozenset({ROOT}) & self.plain_parts)}
+        self.deeps = {} if ROOT in self.plain_parts else {"": frozenset({ROOT})}
 
     def fill(self, paths: Sequence[str]) -> None:
         """Append each path to the `found` list of each zone it is in."""
@@ -101,27 +102,27 @@ class MatchRun:
         # A needle no path holds is not looked for in each name (one search of all, in C).
         needles = self.index.needles and _held(self.index.needles, paths)
         one = needles[0] if len(needles) == 1 else None  # (most configs have at most one)
-        last, st, plain = None, self.odd, self.odd
+        last, st = None, self.odd
         memo = st.names
         for p in paths:  # the hot loop: a few dict lookups per path
             d, _, b = p.rpartition("/")
             if d != last:  # git lists a directory's files together: one lookup per run of them
                 last, st = d, state(d)
-                plain = st.plain or st
-                memo = plain.names
+                memo = st.names
             # A name's class is its suffix's (the key: the suffix without its dot; "/" and the
             # last character for a name without a dot), unless it is a pattern's literal name,
             # or holds the longest literal of another glob. (`rpartition` takes one argument
             # and is called without parsing a tuple of them, as `rfind` is: a third cheaper.)
             _, dot, key = b.rpartition(".")
             if b in special or (needles and (one in b if one else any(n in b for n in needles))):
-                if (todo := st.names.get((b,))) is None:
-                    todo = st.names[b,] = adds(st, (b,))
+                full = self.full(d)
+                if (todo := full.names.get((b,))) is None:
+                    todo = full.names[b,] = adds(full, (b,))
             else:
                 if not dot:
                     key = "/" + b[-1:]
                 if (todo := memo.get(key)) is None:
-                    todo = memo[key] = adds(plain, key)
+                    todo = memo[key] = adds(st, key)
             for add in todo:
                 add(p)
 
@@ -143,12 +144,18 @@ class MatchRun:
         if (st := self.states.get((key, parts))) is None:
             more = [z for x in parts for z in self.index.part_zones.get(x, ())]
             st = self.states[key, parts] = self._side(win, more, parts=parts)
-            plain = parts & self.plain_parts
-            st.plain = st if plain == parts else self._state(win, key, plain)
         return st
 
+    def full(self, d: str) -> _Side:
+        """The state of `d` (known already) as special names see it: with every part."""
+        if (deep := self.deeps.get(d)) is None:
+            return self.state(d)
+        info = self.dirs[d]
+        return self.states.get((info.key, deep)) or self._state(info.win, info.key, deep)
+
     def state(self, d: str) -> _Side:
-        """What decides for the files directly in `d`: the tests above, the parts equal to it."""
+        """What decides for the files directly in `d` whose names are not special: the tests
+        above, and the parts equal to it that such a name may need."""
         if (st := self.dstates.get(d)) is not None:
             return st
         if d.startswith(("/", "./")) or d.endswith("/") or d == "." or "//" in d or "\n" in d:
@@ -166,17 +173,28 @@ class MatchRun:
                     for t in flat
                     if slash.endswith(t.tail)
                     and slash.startswith(t.lit)
-                    and t.hit(slash, full=True)
+                    and (  # a literal's test (`DirTest.hit`), without a call
+                        slash == t.text or (t.below and slash.endswith(t.below))
+                        if t.text
+                        else t.hit(slash, full=True)
+                    )
                 ]
             )
         ):
             deep = info.deep.union(parts)
-            if (st := self.states.get((info.key, deep))) is None:
-                st = self._state(info.win, info.key, deep)
-        elif (st := info.bare) is None:  # most often: shared with its siblings
-            st = info.bare = self.states.get((info.key, info.deep))
-            if st is None:
-                st = info.bare = self._state(info.win, info.key, info.deep)
+            plain = deep & self.plain_parts
+            if plain != deep:
+                self.deeps[d] = deep
+            if (st := self.states.get((info.key, plain))) is None:
+                st = self._state(info.win, info.key, plain)
+        else:
+            if (st := info.bare) is None:  # most often: shared with its siblings
+                plain = info.deep & self.plain_parts
+                info.extra = plain != info.deep
+                st = self.states.get((info.key, plain)) or self._state(info.win, info.key, plain)
+                info.bare = st
+            if info.extra:
+                self.deeps[d] = info.deep
         self.dstates[d] = st
         return st
 
