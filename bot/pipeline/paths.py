@@ -4,11 +4,11 @@ git works: the planner's own time is what it adds to git's.
 git spends most of a 100,000-file diff's time before it writes anything. Meanwhile, in this one
 thread: read and compile the config; read git's listing of the files at head a batch at a time
 (another git, which waits while a batch is worked on, leaving the diff a core), working out
-what decides for each directory in it (most paths of a diff are in those directories); ask the
-zone patterns about the listing (bot.plan.unmatched). Then each batch of paths git writes is
-matched while git writes the next. Where git writes the diff before the listing is read, the
-rest of the listing is read by a forked copy of this process (bot.pipeline.aside) on the core
-git leaves free.
+what decides for each directory in it (most paths of a diff are in those directories). Then
+each batch of paths git writes is matched while git writes the next, and a forked copy of this
+process (bot.pipeline.aside), on the core git leaves free, reads the rest of the listing and
+asks the zone patterns about it (bot.plan.unmatched); where no copy can be made, this thread
+does that last.
 """
 
 from __future__ import annotations
@@ -53,13 +53,11 @@ def read_while_git_works(
             paths, files = diff()  # 2 diff
             return DiffPaths(policy, paths, files, {}, {})
         matcher, tracked = ZoneMatcher.compile(zones), Tracked()
-        # The whole listing first, unless git writes the diff before (most of a large diff's
-        # time is git's): then a copy of this process on another core (bot.pipeline.aside)
-        # reads the rest of the listing while this one matches the diff as git writes it; where
-        # there is no copy, the rest is read here afterwards.
-        if _take(listing, tracked, matcher, diff.ready):
-            gaps = unmatched(zones, tracked)
-            return DiffPaths(policy, *_matched(diff, matcher, progress), gaps)
+        # The listing until git writes the diff (most of a large diff's time is git's). Then a
+        # copy of this process on another core (bot.pipeline.aside) reads the rest of it and
+        # asks the zone patterns about it while this one matches the diff as git writes it;
+        # where there is no copy, that is done here afterwards.
+        _take(listing, tracked, matcher, diff.ready)
         with aside(lambda: _rest(zones, listing, tracked)) as rest:
             read = _matched(diff, matcher, progress)  # 2 diff, 3 zones
             answer = rest.result() if rest else None

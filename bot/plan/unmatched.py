@@ -27,8 +27,8 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from itertools import repeat
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import add, itemgetter
 
 from gradgate.bot.config.patterns import gitignore_regex
 from gradgate.bot.config.zone import Zone
@@ -36,6 +36,7 @@ from gradgate.bot.plan.safe_regex import compile_linear
 from gradgate.bot.plan.zone_index import literal, parse_regex
 
 _ANY_NAME = "[^/]*"  # how pathspec writes `*` inside a segment
+_SLASH = repeat("/")
 
 
 def unmatched(zones: Sequence[Zone], tracked: Tracked) -> dict[str, tuple[str, ...]]:
@@ -56,16 +57,17 @@ def includes(pattern: str) -> bool:
 
 class Tracked:
     """The entries of one revision (files and directories), the last name of each, and the
-    directories holding them.
+    directories among them.
 
-    Fed a batch at a time as git lists them (``feed``, in the thread that reads git: the names
-    are collected while git still works), then asked (``matches``). ``directories`` grows as
-    they come (each batch's, in order: one may recur in a later batch), for the zone matcher to
-    warm meanwhile."""
+    Fed a batch at a time as git lists them (``feed``, in the thread that reads git), then asked
+    (``matches``). ``directories`` grows as they come, for the zone matcher to warm meanwhile:
+    an entry is a directory when the next one is inside it, as `git ls-tree -r -t` lists a
+    directory right before what it holds, and holds something (entries in another order leave
+    some out: only the warming is then less). The last names are collected when first asked.
+    """
 
     def __init__(self, entries: Iterable[str] = ()) -> None:
         self.entries: list[str] = []
-        self.names: set[str] = set()
         self.directories: list[str] = []
         self._text: list[str] = ["\0"]
         if listed := "".join(f"{entry}\0" for entry in entries):
@@ -76,10 +78,16 @@ class Tracked:
         self._text.append(text)
         batch = text.split("\0")
         batch.pop()  # the empty field after the last NUL
+        if batch and self.entries and batch[0].startswith(f"{self.entries[-1]}/"):
+            self.directories.append(self.entries[-1])  # the last batch's last entry
+        # Each entry and the next, in C: no string is made per entry but "<entry>/".
+        self.directories += compress(batch, map(str.startswith, batch[1:], map(add, batch, _SLASH)))
         self.entries += batch
-        cut = list(map(str.rpartition, batch, repeat("/")))
-        self.names.update(map(itemgetter(2), cut))
-        self.directories += dict.fromkeys(map(itemgetter(0), cut))
+
+    @cached_property
+    def names(self) -> set[str]:
+        """The last name of every entry."""
+        return set(map(itemgetter(2), map(str.rpartition, self.entries, _SLASH)))
 
     @cached_property
     def _sorted(self) -> list[str]:

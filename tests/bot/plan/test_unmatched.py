@@ -114,6 +114,19 @@ def test_entries_fed_as_git_writes_them_in_pieces_give_the_same_answers() -> Non
     assert unmatched([zone], tracked) == {"z": ("src/x/**",)}
 
 
+def test_the_directories_are_known_as_they_come_wherever_git_cuts_its_listing() -> None:
+    """For the zone matcher to warm: each directory once, even where git's output is cut right
+    after it (its first entry then comes in the next batch); no file is taken for one."""
+    listed = [f"{e}\0" for e in entries(*FILES, "src/nanogpt/model.py.orig")]
+    directories = ["configs", "docs", "docs/guide", "src", "src/nanogpt", "src/nanogpt/layers"]
+    for cut in range(len(listed) + 1):
+        tracked = Tracked()
+        tracked.feed("".join(listed[:cut]))
+        tracked.feed("".join(listed[cut:]))
+        assert sorted(tracked.directories) == directories, cut
+        assert "train.py" in tracked.names and "layers" in tracked.names
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_unmatched_agrees_with_pathspec_on_random_zones_and_files(seed: int) -> None:
     rng = random.Random(seed)
