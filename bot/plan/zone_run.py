@@ -5,15 +5,15 @@ Asked per zone and path, a 100,000-path diff and 500 patterns is 50M regex calls
 1. ``zone_index`` cuts every pattern's pathspec regex in two: what the *directory* part of a
    path decides ("<dir>/" matches `src/**/`) and what the *name* decides (`*.py`). Patterns that
    do not cut cleanly send their zone to plain pathspec (``ZoneMatcher.slow``).
-2. Each distinct directory gets a **state** (``_Side``): the rules that matched it or one of its
+2. Each distinct directory gets a **state** (``Side``): the rules that matched it or one of its
    parents (inherited, so computed once per directory from its parent's), and the **parts** --
    directory halves of name patterns -- that hold for it.
-3. Each distinct name gets a **class** (``_Side`` too): its rules are chosen by its suffix
+3. Each distinct name gets a **class** (``Side`` too): its rules are chosen by its suffix
    (`.py`), or by the name itself when a pattern names it literally or holds a literal inside
    it (``PatternIndex.special`` / ``needles``). Names with the same rules share a class.
 4. A path's zones are its state's zones plus its class's -- unless both decide something in the
    same zone (their ``mask`` bits meet): then the winning rule (pathspec's: highest priority,
-   then last) is resolved once per (state, class) pair and memoised (``_Side.memo``).
+   then last) is resolved once per (state, class) pair and memoised (``Side.memo``).
 
 So the hot loop (``MatchRun.fill``) is a few dict lookups per path, and the regexes run
 once per distinct directory or name. Words used below:
@@ -30,42 +30,9 @@ once per distinct directory or name. Words used below:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 
 from gradgate.bot.plan.zone_index import NONE, ROOT, DirTest, PatternIndex
-
-Adds = tuple[Callable[[str], None], ...]  # the `list.append` of each zone a path is in
-_Candidates = tuple[list[DirTest], list[DirTest], tuple[tuple[str, ...], tuple[str, ...]]]
-
-
-@dataclass(slots=True, eq=False)
-class _Side:
-    """What a directory (a state) or a name (a class) decides, shared by all alike."""
-
-    win: dict[int, int]  # zone -> winning rule (of a class: among those needing no part)
-    zones: frozenset[int]  # the zones it decides something in
-    mask: int  # winners' zones as bits, then those of the parts it has (or a class needs)
-    inc: frozenset[int]  # the zones its winners include
-    adds: Adds
-    parts: frozenset[int] = NONE  # a state's
-    cond: list[tuple[int, int]] = field(default_factory=list)  # a class's: (rule, part)
-    memo: dict[_Side, Adds] = field(default_factory=dict)  # a state's, per class it meets
-    names: dict[str | tuple[str], Adds] = field(default_factory=dict)  # a state's, per name key
-
-
-@dataclass(slots=True, eq=False)
-class _Dir:
-    """What a directory passes on to its subdirectories; shared by those where nothing ends."""
-
-    win: dict[int, int]  # zone -> winning rule among the tests matching "<dir>/"
-    key: frozenset[int]  # those rules: directories with equal keys and parts resolve alike
-    deep: frozenset[int]  # parts that hold here and below
-    plain: _Dir | None = None  # its subdirectories' where nothing ends there
-    bare: _Side | None = None  # the state of a directory with this one where no flat part holds
-    extra: bool = False  # whether `deep` holds parts only special names need (then, `deeps`)
-    # Its subdirectories' candidate tests by their names' ids: below a top directory, every
-    # directory sharing a _Dir is under one top (a top directory's own is never shared).
-    cands: dict[frozenset[int], _Candidates] = field(default_factory=dict)
+from gradgate.bot.plan.zone_sides import Adds, Candidates, Dir, Side
 
 
 class MatchRun:
@@ -77,21 +44,21 @@ class MatchRun:
     ) -> None:
         self.index, self.found, self.exact = index, found, exact
         self.appends = [f.append for f in found]
-        self.odd = _Side({}, NONE, -1, NONE, (exact,))
+        self.odd = Side({}, NONE, -1, NONE, (exact,))
         # The parts some name that is not special may need (`Names.classify` without `special`:
         # the ids of a suffix, or of any name); the others matter to special names alone.
         names = index.names
         common = names.any.union(*names.ext.values())
         self.plain_parts = frozenset(x for i in common for _, x in index.full.get(i, ()) if x >= 0)
-        self.states: dict[tuple[frozenset[int], frozenset[int]], _Side] = {}
-        self.classes: dict[frozenset[int], _Side] = {}
-        self.keys: dict[object, _Side] = {}
+        self.states: dict[tuple[frozenset[int], frozenset[int]], Side] = {}
+        self.classes: dict[frozenset[int], Side] = {}
+        self.keys: dict[object, Side] = {}
         self.dirnames: dict[str, frozenset[int]] = {}
-        self.cands: dict[tuple[str, frozenset[int], bool], _Candidates] = {}
+        self.cands: dict[tuple[str, frozenset[int], bool], Candidates] = {}
         # What each directory passes on; its state as names that are not special see it (the
         # parts only special names need left out: directories told apart by those alone share
         # a state, and its memo of each suffix's zones); with those parts, where it has some.
-        self.dirs = {"": _Dir({}, NONE, NONE)}
+        self.dirs = {"": Dir({}, NONE, NONE)}
         self.dstates = {"": self._state({}, NONE, frozenset({ROOT}) & self.plain_parts)}
         self.deeps = {} if ROOT in self.plain_parts else {"": frozenset({ROOT})}
 
@@ -133,27 +100,27 @@ class MatchRun:
                 win[zone] = r
         return win
 
-    def _side(self, win: dict[int, int], more: Iterable[int], **fields: object) -> _Side:
+    def _side(self, win: dict[int, int], more: Iterable[int], **fields: object) -> Side:
         inc = frozenset(z for z, r in win.items() if self.index.rules[r][2])
         mask = sum(1 << z for z in win) | sum(1 << z for z in set(more)) << len(self.found)
         adds = tuple([self.appends[z] for z in inc])
         zones = frozenset((*win, *more))
-        return _Side(win, zones, mask, inc, adds, **fields)  # type: ignore[arg-type]
+        return Side(win, zones, mask, inc, adds, **fields)  # type: ignore[arg-type]
 
-    def _state(self, win: dict[int, int], key: frozenset[int], parts: frozenset[int]) -> _Side:
+    def _state(self, win: dict[int, int], key: frozenset[int], parts: frozenset[int]) -> Side:
         if (st := self.states.get((key, parts))) is None:
             more = [z for x in parts for z in self.index.part_zones.get(x, ())]
             st = self.states[key, parts] = self._side(win, more, parts=parts)
         return st
 
-    def full(self, d: str) -> _Side:
+    def full(self, d: str) -> Side:
         """The state of `d` (known already) as special names see it: with every part."""
         if (deep := self.deeps.get(d)) is None:
             return self.state(d)
         info = self.dirs[d]
         return self.states.get((info.key, deep)) or self._state(info.win, info.key, deep)
 
-    def state(self, d: str) -> _Side:
+    def state(self, d: str) -> Side:
         """What decides for the files directly in `d` whose names are not special: the tests
         above, and the parts equal to it that such a name may need."""
         if (st := self.dstates.get(d)) is not None:
@@ -198,7 +165,7 @@ class MatchRun:
         self.dstates[d] = st
         return st
 
-    def _walk(self, d: str) -> _Dir:
+    def _walk(self, d: str) -> Dir:
         """What `d` passes on, and every directory above it not yet known."""
         chain = [d]  # up to a known directory, then down: no recursion on deep paths
         while (up := chain[-1][: max(chain[-1].rfind("/"), 0)]) not in self.dirs:
@@ -209,8 +176,8 @@ class MatchRun:
         return info
 
     def _child(
-        self, info: _Dir, d: str, cut: int
-    ) -> tuple[_Dir, str, list[DirTest], tuple[str, ...]]:
+        self, info: Dir, d: str, cut: int
+    ) -> tuple[Dir, str, list[DirTest], tuple[str, ...]]:
         """What the directory `d` below `info`'s (its last "/" at `cut`, -1: none) passes on
         (kept), "<d>/", and the flat parts that may hold there, with their tails."""
         slash, name = d + "/", d[cut + 1 :]
@@ -234,17 +201,17 @@ class MatchRun:
         ):
             win = self._best(dict(info.win), [t.rule for t in hits if t.rule >= 0])
             deep = info.deep.union(t.part for t in hits if t.part >= 0)
-            new = _Dir(win, frozenset(win.values()), deep)
-        elif cut < 0:  # (a top directory's _Dir is its own: see `_Dir.cands`)
-            new = _Dir(info.win, info.key, info.deep)
+            new = Dir(win, frozenset(win.values()), deep)
+        elif cut < 0:  # (a top directory's Dir is its own: see `Dir.cands`)
+            new = Dir(info.win, info.key, info.deep)
         elif info.plain is not None:  # the common case: nothing ends here
             new = info.plain
         else:
-            new = info.plain = _Dir(info.win, info.key, info.deep)
+            new = info.plain = Dir(info.win, info.key, info.deep)
         self.dirs[d] = new
         return new, slash, flat, tails[1]
 
-    def _cands(self, top: str, ids: frozenset[int], deeper: bool) -> _Candidates:
+    def _cands(self, top: str, ids: frozenset[int], deeper: bool) -> Candidates:
         """The tests and flat parts (and tails) that may end at a directory named like `ids`."""
         last = ids if deeper else (*ids, -1)  # `*/**` matches "/": at every top directory
         tests, flat = (
@@ -255,7 +222,7 @@ class MatchRun:
         self.cands[top, ids, deeper] = (tests, flat, tails)
         return tests, flat, tails
 
-    def name_class(self, key: str | tuple[str]) -> _Side:
+    def name_class(self, key: str | tuple[str]) -> Side:
         """The class of the names with this key: a suffix without its dot, "/" and the last
         character of a name without a dot, or (a special name,)."""
         index, special = self.index, isinstance(key, tuple)
@@ -273,7 +240,7 @@ class MatchRun:
         c = self.keys[key] = self.classes[names]
         return c
 
-    def adds(self, st: _Side, key: str | tuple[str]) -> Adds:
+    def adds(self, st: Side, key: str | tuple[str]) -> Adds:
         """The zones of the files in a directory of state `st` whose names have this key."""
         if (c := self.keys.get(key)) is None:
             c = self.name_class(key)
@@ -283,7 +250,7 @@ class MatchRun:
             adds = st.memo[c] = self.both(st, c)
         return adds
 
-    def both(self, st: _Side, c: _Side) -> Adds:
+    def both(self, st: Side, c: Side) -> Adds:
         """The zones of a file whose directory and name both decide something in one zone."""
         if st.mask == -1 or c.mask == -1:
             return (self.exact,)
