@@ -107,13 +107,13 @@ class GitRepository:
     @contextlib.contextmanager
     def changed_paths(self, base_sha: str, head_sha: str) -> Iterator[gitcmd.Pending]:
         """The paths ``base_sha..head_sha`` touches (a rename under both) and how many files,
-        from git started now and read when what it gives is called (``ready()``: git is done).
-
-        git does most of its work on a 100,000-file diff before writing anything; the planner
-        reads the config and the files at head meanwhile. Leaving the block stops a git not read.
-        """
+        from git started now and read when called (``ready()``: git is done). git does most of
+        its work on a 100,000-file diff before writing anything; the planner reads the config
+        and the files at head meanwhile, then git writes ahead of the batches being matched
+        (`ahead`). Leaving the block stops a git not read."""
         gitcmd.check_rev(base_sha, head_sha)
-        started = self._start(*gitcmd.NAME_STATUS_DIFF, base_sha, head_sha, "--", isolated=True)
+        args = (*gitcmd.NAME_STATUS_DIFF, base_sha, head_sha, "--")
+        started = gitcmd.ahead(self._start(*args, isolated=True))
 
         def result(on_paths: gitcmd.PathSink | None) -> tuple[list[str], int]:
             try:
