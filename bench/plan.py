@@ -7,8 +7,9 @@ steps 1-4 (read the config at base, read the diff from git, match zones, plan) i
 git subprocess included. The two alternate, one of each per round, and the figure is the median
 of the rounds' ratios: on a shared machine the load of the moment weighs on both sides of a
 round alike, where timing all of one and then all of the other measured the load. The command's
-own start-up (the interpreter and its imports, ~0.25 s, more than git's whole run here) is
-printed beside it but is not the figure: it is a constant, not a cost of the diff's size. Also
+own start-up (the interpreter and its imports: 0.6-0.9 s on a 2-core VM, several times git's
+whole run) is printed beside it but is not the figure: it is a constant, not a cost of the
+diff's size. Also
 checks that planning never imports torch (DESIGN: `gradgate plan` must not), and that the
 command's JSON is the plan this repo must give.
 """
