@@ -114,10 +114,11 @@ def best(run: Callable[[], object], runs: int = RUNS) -> float:
 
 def main() -> int:
     from gradgate.bot.git.repository import GitRepository
-    from gradgate.checks.base import CheckContext, CheckResult
+    from gradgate.checks.base import CheckResult
     from gradgate.checks.config_docs.check import ConfigDocsCheck
     from gradgate.checks.config_docs.claims.markdown import parser as lean_parser
     from gradgate.checks.config_docs.settings import ConfigDocsSettings
+    from gradgate.checks.context import CheckContext
     from markdown_it import MarkdownIt
 
     with tempfile.TemporaryDirectory(prefix="gradgate-bench-") as tmp:

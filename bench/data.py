@@ -55,7 +55,7 @@ print(len(out))
 def the_check(repo: Path, base: str, head: str) -> dict[str, Any]:
     """In this fresh process: the data check on the two commits, as the pipeline runs it."""
     from gradgate.bot.git.repository import GitRepository
-    from gradgate.checks.base import CheckContext
+    from gradgate.checks.context import CheckContext
     from gradgate.checks.data.check import DataCheck
     from gradgate.checks.data.settings import DataSettings
     from gradgate.checks.data.spec import DataSpec

@@ -145,7 +145,7 @@ def bare_loop(folder: Path) -> dict[str, Any]:
 def the_check(repo: Path, base: str, head: str) -> dict[str, Any]:
     """In this fresh process: the gradient check on the two commits, as the pipeline runs it."""
     from gradgate.bot.git.repository import GitRepository
-    from gradgate.checks.base import CheckContext
+    from gradgate.checks.context import CheckContext
     from gradgate.checks.gradient.check import GradientCheck
     from gradgate.checks.gradient.settings import GradientSettings
     from gradgate.checks.model.spec import ModelSpec

@@ -43,7 +43,8 @@ def lint_text(i: int, *, head: bool) -> str:
 
 def main() -> int:
     from gradgate.bot.git.repository import GitRepository
-    from gradgate.checks.base import CheckContext, CheckResult
+    from gradgate.checks.base import CheckResult
+    from gradgate.checks.context import CheckContext
     from gradgate.checks.dl_lint.check import DlLintCheck
     from gradgate.checks.dl_lint.settings import DlLintSettings
 

@@ -57,7 +57,7 @@ print("ok")
 def the_check(repo: Path, base: str, head: str) -> dict[str, Any]:
     """In this fresh process: the perf check on the two commits, as the pipeline runs it."""
     from gradgate.bot.git.repository import GitRepository
-    from gradgate.checks.base import CheckContext
+    from gradgate.checks.context import CheckContext
     from gradgate.checks.model.spec import ModelSpec
     from gradgate.checks.perf.check import PerfCheck
     from gradgate.checks.perf.settings import PerfSettings

@@ -117,7 +117,7 @@ def figure(name: str, value: str, target: str, ok: bool) -> str:
 
 def main() -> int:
     from gradgate.bot.git.repository import GitRepository
-    from gradgate.checks.base import CheckContext
+    from gradgate.checks.context import CheckContext
     from gradgate.checks.protected.check import ProtectedCheck, ProtectedSettings
 
     base, head = module(edited=False), module(edited=True)

@@ -5,21 +5,17 @@ The exceptions are in ``checks.errors`` (one tree for all of gradgate).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
-from gradgate.checks.data.spec import DataSpec
-from gradgate.checks.diff import FileChange
-from gradgate.checks.model.spec import ModelSpec
-from gradgate.checks.sandbox.isolation import Isolation, SandboxMode
+from gradgate.checks.errors import CheckError
+from gradgate.checks.sandbox.isolation import Isolation
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from gradgate.checks.model.session import ModelSessions
+    from gradgate.checks.context import CheckContext
 
 
 class Outcome(StrEnum):
@@ -155,69 +151,112 @@ class UserCodeSettings(CheckSettings):
     )
 
 
-class RevisionSource(Protocol):
-    """Read access to the two revisions; implemented by bot.git.repository over a local clone."""
-
-    def read(self, revision: str, path: str) -> bytes | None:
-        """The file's bytes at ``revision`` (a SHA), or None if it does not exist there."""
-        ...
-
-    def list_files(self, revision: str) -> tuple[str, ...]:
-        """Every file path at ``revision`` that ``read`` returns bytes for."""
-        ...
-
-    def checkout(self, revision: str) -> AbstractContextManager[Path]:
-        """A temporary directory holding the whole tree at ``revision``, removed on exit."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class CheckContext:
-    base_sha: str  # the merge-base the diff was taken from
-    head_sha: str
-    changes: tuple[FileChange, ...]
-    source: RevisionSource
-    settings: CheckSettings
-    # zone name -> the changed paths that fall in it, for zones that require this check
-    zones: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    # zone name -> its owners (the zone's `owners:`), for touched zones that name any
-    zone_owners: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    # check name -> the changed paths in the zones that require it, for every check a touched
-    # zone names (e.g. dl-lint grades a pickled save higher where `checkpoint` is required)
-    paths_requiring: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    # The interpreter that runs user code (the sandbox's ``python``); None: gradgate's own.
-    python: str | None = None
-    # The top-level `model:` block; a check reads its effective spec with
-    # checks.model.settings.effective_model, which lets the check's own block override it.
-    model: ModelSpec | None = None
-    # The top-level `data:` block: where the `data` check finds the transform.
-    data: DataSpec | None = None
-    # The folder of a config given with --config: entrypoint paths may be relative to it.
-    config_dir: Path | None = None
-    # `sandbox:` in the config (or the door's default): "require" refuses to run user code
-    # without bubblewrap.
-    sandbox: SandboxMode = "auto"
-    # run_user_code appends how each of this check's sandbox runs was isolated.
-    isolations: list[Isolation] = field(default_factory=list)
-    # False: the PR's author is not trusted yet (App mode, no /ok-to-test). A check that sets
-    # ``runs_without_user_code = True`` is still run then and must do only its static part;
-    # ``run_user_code`` refuses to start the sandbox.
-    user_code: bool = True
-    # The gate's model children, one per revision, shared by the model checks (the pipeline
-    # opens it); None: a check run on its own starts its own (checks.model.session).
-    models: ModelSessions | None = None
-
-
 class Check(Protocol):
-    """One check module's entry point. Checks are listed explicitly in checks.REGISTRY."""
+    """One check module's entry point, and everything the pipeline reads of it. Checks are
+    listed explicitly in checks.REGISTRY; each is a ``Checking`` (below)."""
 
     name: ClassVar[str]
     title: ClassVar[str]  # a short human title for the report table
     settings_model: ClassVar[type[CheckSettings]]
     runs_user_code: ClassVar[bool]  # True: needs the sandbox and a trusted PR
+    # True: for a PR whose code may not run yet, the check still runs and does only its static
+    # part (``CheckContext.user_code`` is False then).
+    runs_without_user_code: ClassVar[bool]
     available: ClassVar[bool]  # False: announced in the schema, not built yet
 
     def run(self, ctx: CheckContext) -> CheckResult: ...
+
+
+_Settings = TypeVar("_Settings", bound=CheckSettings)
+
+
+class Checking(Generic[_Settings]):
+    """What every check shares: its settings arrive typed, and a ``CheckError`` it raises (user
+    code that crashed, a model that cannot be used, a missing config block) becomes its error
+    result (``failed``). A check writes ``check``: settings in, ``finish(...)`` out. The
+    pipeline (``bot.pipeline.step``) times it and maps whatever else escapes the same way."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    settings_model: ClassVar[type[CheckSettings]]
+    runs_user_code: ClassVar[bool] = False
+    runs_without_user_code: ClassVar[bool] = False
+    available: ClassVar[bool] = True
+
+    def run(self, ctx: CheckContext) -> CheckResult:
+        settings = cast(_Settings, settings_as(self.settings_model, ctx.settings))
+        try:
+            return self.check(ctx, settings)
+        except CheckError as exc:
+            return failed(self.name, exc)
+
+    def check(self, ctx: CheckContext, settings: _Settings) -> CheckResult:
+        raise NotImplementedError
+
+
+def finish(
+    check: str,
+    findings: Iterable[Finding],
+    summary: str | Callable[[tuple[Finding, ...]], str],
+    *,
+    outcome: Outcome | None = None,
+    metrics: Mapping[str, float] | None = None,
+    extra: Mapping[str, Any] | None = None,
+    order: Callable[[Finding], Any] = report_order,
+) -> CheckResult:
+    """A decided check's result: its findings in report order, the outcome they imply (unless
+    the check decides it: ``outcome``), and the summary, written for the ordered findings."""
+    ordered = tuple(sorted(findings, key=order))
+    return CheckResult(
+        check=check,
+        outcome=outcome_for(ordered) if outcome is None else outcome,
+        summary=summary if isinstance(summary, str) else summary(ordered),
+        findings=ordered,
+        metrics=metrics or {},
+        extra=extra or {},
+    )
+
+
+def failed(
+    check: str,
+    error: Exception | str,
+    *,
+    revision: str | None = None,
+    details: str | None = None,
+    details_lang: str = "diff",
+) -> CheckResult:
+    """A check that could not decide: an error, never a pass.
+
+    For a ``CheckError`` or a message (user code that crashed, a factory that returned nothing
+    usable, a missing config block): the summary is the message's first line and one blocking
+    finding, `<check>-error`, names the revision (the error's own, if it has one) and keeps the
+    rest of the message as its details. Anything else raised is a bug in gradgate: the summary
+    names the exception's type."""
+    if not isinstance(error, str | CheckError):
+        message = str(error) or type(error).__name__
+        return CheckResult(
+            check=check, outcome=Outcome.ERROR, summary=f"{type(error).__name__}: {message}"
+        )
+    if isinstance(error, CheckError):
+        revision = revision or error.revision
+    first, _, rest = str(error).partition("\n")
+    finding = Finding(
+        kind=f"{check}-error",
+        severity=Severity.BLOCKING,
+        message=first,
+        details=details or rest.strip() or None,
+        revision=revision,
+        details_lang=details_lang,
+    )
+    return CheckResult(check=check, outcome=Outcome.ERROR, summary=first, findings=(finding,))
+
+
+def not_available(name: str) -> CheckResult:
+    return CheckResult(
+        check=name,
+        outcome=Outcome.UNAVAILABLE,
+        summary=f"`{name}` is not yet available in this version of gradgate",  # JSON only
+    )
 
 
 def error_result(
@@ -229,30 +268,12 @@ def error_result(
     details: str | None = None,
     details_lang: str = "diff",
 ) -> CheckResult:
-    """A check that could not decide (user code that crashed, a factory that returned nothing
-    usable): an error whose summary is the message's first line and whose one blocking finding,
-    `<check>-error`, names the revision and keeps the rest of the message as its details."""
-    first, _, rest = message.partition("\n")
-    finding = Finding(
-        kind=f"{check}-error",
-        severity=Severity.BLOCKING,
-        message=first,
-        details=details or rest.strip() or None,
-        revision=revision,
-        details_lang=details_lang,
-    )
+    """Transitional: ``failed`` for the checks not yet moved onto ``Checking``."""
+    result = failed(check, message, revision=revision, details=details, details_lang=details_lang)
     return CheckResult(
-        check=check,
-        outcome=Outcome.ERROR,
-        summary=first,
-        findings=(finding,),
+        check=result.check,
+        outcome=result.outcome,
+        summary=result.summary,
+        findings=result.findings,
         duration_s=duration_s,
-    )
-
-
-def not_available(name: str) -> CheckResult:
-    return CheckResult(
-        check=name,
-        outcome=Outcome.UNAVAILABLE,
-        summary=f"`{name}` is not yet available in this version of gradgate",  # JSON only
     )

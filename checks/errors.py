@@ -57,7 +57,10 @@ class GitHubError(GradgateError):
 
 
 class CheckError(GradgateError):
-    """A check could not reach a decision. The message is shown to the user as is."""
+    """A check could not reach a decision. The message is shown to the user as is; ``revision``
+    ("base" or "head") names the side it is about, where it is about one."""
+
+    revision: str | None = None
 
 
 class SandboxError(CheckError):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from gradgate.checks.base import CheckContext, CheckResult, CheckSettings, not_available
+from gradgate.checks.base import Checking, CheckResult, CheckSettings, not_available
+from gradgate.checks.context import CheckContext
 
 
-class _Pending:
+class _Pending(Checking[CheckSettings]):
     name: ClassVar[str]
     title: ClassVar[str]
     settings_model: ClassVar[type[CheckSettings]] = CheckSettings

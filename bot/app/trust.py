@@ -40,12 +40,13 @@ def needs_gpu(settings: CheckSettings, *, auto_to_gpu: bool) -> bool:
 def runs_without_user_code(check: str) -> bool:
     """A code-running check with a static part runs that part at once for an untrusted PR.
 
-    A check opts in with the class attribute ``runs_without_user_code = True`` and, when
+    A check opts in with ``runs_without_user_code = True`` (``checks.base.Check``) and, when
     ``ctx.user_code`` is False, does only what reads files and never calls ``run_user_code``
     (which refuses then). The checkpoint check does: it reads its references (safetensors
     headers, pickle opcodes) and fails if the PR broke one, else waits (never passes: the
     part that loads the model has not run), so the verdict stays pending until `/ok-to-test`."""
-    return bool(getattr(REGISTRY.get(check), "runs_without_user_code", False))
+    known = REGISTRY.get(check)
+    return known is not None and known.runs_without_user_code
 
 
 def message(what: str, **values: object) -> str:

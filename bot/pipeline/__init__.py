@@ -33,13 +33,8 @@ from gradgate.bot.plan.python_edits import PYTHON, PythonEdits, classify
 from gradgate.bot.report.lines import diff_lines
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
-from gradgate.checks.base import (
-    CheckContext,
-    CheckResult,
-    CheckSettings,
-    Outcome,
-    settings_as,
-)
+from gradgate.checks.base import CheckResult, CheckSettings, Outcome, settings_as
+from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import GradgateError, UsageError
 from gradgate.checks.model.session import ModelSessions

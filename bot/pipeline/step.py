@@ -7,13 +7,15 @@ from dataclasses import replace
 
 from gradgate.bot.deadline import TimedOut, within
 from gradgate.checks import REGISTRY
-from gradgate.checks.base import CheckContext, CheckResult, Outcome, not_available
+from gradgate.checks.base import CheckResult, Outcome, failed, not_available
+from gradgate.checks.context import CheckContext
 from gradgate.checks.sandbox.isolation import weakest
 
 
 def run_check(name: str, ctx: CheckContext) -> CheckResult:
-    """Step 5 for one check, in isolation: whatever it raises becomes an error result, and so
-    does running past its `timeout_s` (in-process checks included)."""
+    """Step 5 for one check, in isolation, timed here (checks do not time themselves): whatever
+    it raises becomes an error result (``checks.base.failed``, the one mapping), and so does
+    running past its `timeout_s` (in-process checks included)."""
     check = REGISTRY[name]
     if not check.available:
         return not_available(name)
@@ -30,10 +32,7 @@ def run_check(name: str, ctx: CheckContext) -> CheckResult:
             duration_s=limit,
         )
     except Exception as exc:
-        message = str(exc) or type(exc).__name__
-        result = CheckResult(
-            check=name, outcome=Outcome.ERROR, summary=f"{type(exc).__name__}: {message}"
-        )
+        result = failed(name, exc)
     elapsed = time.monotonic() - started
     return replace(
         result,

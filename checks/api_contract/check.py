@@ -35,7 +35,6 @@ from gradgate.checks.api_contract.names import module_name
 from gradgate.checks.api_contract.signatures import headers, signatures
 from gradgate.checks.api_contract.sources import Sources
 from gradgate.checks.base import (
-    CheckContext,
     CheckResult,
     CheckSettings,
     Finding,
@@ -43,6 +42,7 @@ from gradgate.checks.base import (
     report_order,
     settings_as,
 )
+from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import ChangeStatus, FileChange
 from pydantic import Field
 

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gradgate.checks.base import RevisionSource
+from gradgate.checks.context import RevisionSource
 
 MAX_BYTES = 2 * 1024 * 1024  # above this a file is data, not code someone calls into
 _NOT_PYTHON = (SyntaxError, ValueError, RecursionError, MemoryError)

@@ -15,7 +15,6 @@ from contextlib import ExitStack
 from typing import ClassVar
 
 from gradgate.checks.base import (
-    CheckContext,
     CheckResult,
     CheckSettings,
     Finding,
@@ -28,6 +27,7 @@ from gradgate.checks.checkpoint.failures import LOAD_FAILED, NOT_A_STATE_DICT, T
 from gradgate.checks.checkpoint.references import LFS_POINTER, UNREADABLE, prepare
 from gradgate.checks.checkpoint.session import run_session
 from gradgate.checks.checkpoint.settings import CheckpointSettings
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import CheckError
 from gradgate.checks.model.device import device_for
 from gradgate.checks.model.session import model_sessions

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradgate.checks.base import CheckContext, Finding, Severity
+from gradgate.checks.base import Finding, Severity
 from gradgate.checks.checkpoint import findings as words
 from gradgate.checks.checkpoint.failures import (
     built_for_real,
@@ -30,6 +30,7 @@ from gradgate.checks.checkpoint.references import prepare
 from gradgate.checks.checkpoint.results import EquivalenceResult, ModelInfo, RefLoad
 from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.checkpoint.tensors import Entries, entries_to_json
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import CheckError
 from gradgate.checks.model.lines import read_diff
 from gradgate.checks.model.session import ModelSessions

@@ -13,7 +13,6 @@ import time
 from typing import ClassVar
 
 from gradgate.checks.base import (
-    CheckContext,
     CheckResult,
     CheckSettings,
     Finding,
@@ -30,6 +29,7 @@ from gradgate.checks.config_docs.resolve import Modules, owned_modules
 from gradgate.checks.config_docs.settings import ConfigDocsSettings
 from gradgate.checks.config_docs.snapshot import Reader, take
 from gradgate.checks.config_docs.verdict import Age, Ages, severity
+from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import ChangeStatus
 
 

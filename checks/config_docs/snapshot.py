@@ -11,13 +11,13 @@ import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gradgate.checks.base import RevisionSource
 from gradgate.checks.config_docs.claims.markdown import read_doc
 from gradgate.checks.config_docs.model import Claim, Fact, Problem
 from gradgate.checks.config_docs.settings import ConfigDocsSettings
 from gradgate.checks.config_docs.sources.data_facts import read_json, read_toml
 from gradgate.checks.config_docs.sources.python_facts import read_code_defaults, read_config_module
 from gradgate.checks.config_docs.sources.yaml_facts import read_yaml
+from gradgate.checks.context import RevisionSource
 from pathspec import GitIgnoreSpec
 
 MAX_BYTES = 2 * 1024 * 1024

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable
 from typing import ClassVar
 
 from gradgate.checks.base import (
-    CheckContext,
     CheckResult,
     CheckSettings,
     Finding,
@@ -25,6 +24,7 @@ from gradgate.checks.base import (
     report_order,
     settings_as,
 )
+from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import ChangeStatus, FileChange, LineSpan
 from gradgate.checks.dl_lint.evaluation import evaluations
 from gradgate.checks.dl_lint.findings import finding, summary, unlinted

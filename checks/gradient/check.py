@@ -16,7 +16,6 @@ from collections.abc import Collection, Mapping
 from typing import Any, ClassVar
 
 from gradgate.checks.base import (
-    CheckContext,
     CheckResult,
     CheckSettings,
     Finding,
@@ -26,6 +25,7 @@ from gradgate.checks.base import (
     report_order,
     settings_as,
 )
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import ModelError, SandboxError
 from gradgate.checks.gradient.compare import Comparison, compare
 from gradgate.checks.gradient.facts import Probed, RevisionFacts, parse_probe

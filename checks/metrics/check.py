@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from gradgate.checks.base import (
-    CheckContext,
     CheckResult,
     CheckSettings,
     Finding,
@@ -24,6 +23,7 @@ from gradgate.checks.base import (
     outcome_for,
     settings_as,
 )
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import ModelError, SandboxError
 from gradgate.checks.metrics.compare import Comparison, Row, Unusable, compare
 from gradgate.checks.metrics.latency import measure_latency

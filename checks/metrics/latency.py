@@ -12,7 +12,7 @@ import math
 import time
 from contextlib import ExitStack
 
-from gradgate.checks.base import CheckContext
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.metrics.settings import MetricsSettings
 from gradgate.checks.model.device import device_for

@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal
 
-from gradgate.checks.base import CheckContext, UserCodeSettings
+from gradgate.checks.base import UserCodeSettings
+from gradgate.checks.context import CheckContext
 from gradgate.checks.model.run import cuda_works
 
 Device = Literal["auto", "cpu", "cuda"]

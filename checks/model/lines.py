@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gradgate.checks.base import CheckContext
+from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import LineSpan
 from gradgate.checks.gradient.edits import GradientEdit, gradient_edits, needs_parse
 

@@ -27,7 +27,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from gradgate.checks.base import CheckContext, UserCodeSettings
+from gradgate.checks.base import UserCodeSettings
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.model.beside import config_folder
 from gradgate.checks.model.children import Asked, ChildKey, Running, inside

@@ -6,7 +6,8 @@ the two are not merged, so what runs is always one block as written.
 
 from __future__ import annotations
 
-from gradgate.checks.base import CheckContext, UserCodeSettings
+from gradgate.checks.base import UserCodeSettings
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import CheckError
 from gradgate.checks.model.spec import ModelSpec
 from pydantic import Field

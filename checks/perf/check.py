@@ -19,13 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from gradgate.checks.base import (
-    CheckContext,
-    CheckResult,
-    CheckSettings,
-    error_result,
-    settings_as,
-)
+from gradgate.checks.base import CheckResult, CheckSettings, error_result, settings_as
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import ModelError, SandboxError
 from gradgate.checks.model.device import device_for
 from gradgate.checks.model.problems import describe

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Annotated, ClassVar
 
 from gradgate.checks.base import (
-    CheckContext,
     CheckResult,
     CheckSettings,
     Finding,
@@ -22,6 +21,7 @@ from gradgate.checks.base import (
     report_order,
     settings_as,
 )
+from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import ChangeStatus
 from gradgate.checks.protected.advice import advice, summary_part
 from gradgate.checks.protected.file_notes import skipped, unreadable

@@ -15,7 +15,8 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from gradgate.checks.base import Finding, RevisionSource
+from gradgate.checks.base import Finding
+from gradgate.checks.context import RevisionSource
 from gradgate.checks.protected.file_notes import parsed_as_text
 from gradgate.checks.protected.markers import (
     Marked,

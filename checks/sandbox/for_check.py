@@ -12,7 +12,8 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-from gradgate.checks.base import CheckContext, UserCodeSettings
+from gradgate.checks.base import UserCodeSettings
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import CheckError
 from gradgate.checks.sandbox.run import DEFAULT_PROGRAM, SandboxLimits, run_in_sandbox
 

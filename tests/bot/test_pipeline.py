@@ -10,13 +10,14 @@ import gradgate.checks as checks
 import pytest
 from gradgate.bot.pipeline import Request, run_request
 from gradgate.bot.report.verdict import Verdict
-from gradgate.checks.base import CheckContext, CheckResult, CheckSettings, Outcome
+from gradgate.checks.base import Checking, CheckResult, CheckSettings, Outcome
+from gradgate.checks.context import CheckContext
 from gradgate.checks.pending import _Pending
 
 from tests.gitrepo import GitRepo
 
 
-class Hanging:
+class Hanging(Checking[CheckSettings]):
     """An in-process check that never finishes (a parser stuck on a hostile file)."""
 
     name: ClassVar[str] = "protected"
@@ -30,7 +31,7 @@ class Hanging:
         return CheckResult(check=self.name, outcome=Outcome.PASS, summary="late")
 
 
-class Exploding:
+class Exploding(Checking[CheckSettings]):
     name: ClassVar[str] = "protected"
     title: ClassVar[str] = "Protected lines"
     settings_model: ClassVar[type[CheckSettings]] = CheckSettings
@@ -116,7 +117,7 @@ def test_an_in_process_check_past_its_timeout_is_an_error_naming_check_and_limit
     assert report.verdict is Verdict.ERROR
 
 
-class Recording:
+class Recording(Checking[CheckSettings]):
     """Stands in for `protected` and remembers the interpreter each run was given."""
 
     name: ClassVar[str] = "protected"

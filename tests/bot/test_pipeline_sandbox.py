@@ -10,13 +10,8 @@ import pytest
 from gradgate.bot.pipeline import Request, run_request
 from gradgate.bot.report.render import render
 from gradgate.bot.report.verdict import Verdict
-from gradgate.checks.base import (
-    CheckContext,
-    CheckResult,
-    CheckSettings,
-    Outcome,
-    UserCodeSettings,
-)
+from gradgate.checks.base import Checking, CheckResult, CheckSettings, Outcome, UserCodeSettings
+from gradgate.checks.context import CheckContext
 from gradgate.checks.sandbox.for_check import run_user_code
 
 from tests.gitrepo import GitRepo
@@ -24,7 +19,7 @@ from tests.gitrepo import GitRepo
 PROCESS_ONLY = "sandbox: process-level only — install bubblewrap"
 
 
-class ModelProbe:
+class ModelProbe(Checking[UserCodeSettings]):
     """A model check as the model checks are built: it runs the head's factory in the sandbox."""
 
     name: ClassVar[str] = "gradient"

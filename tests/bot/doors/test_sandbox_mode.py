@@ -12,20 +12,15 @@ from gradgate.bot.doors.cli import main
 from gradgate.bot.doors.cli.parser import build_parser as _parser
 from gradgate.bot.doors.isolated import check_command
 from gradgate.bot.pipeline import Request
-from gradgate.checks.base import (
-    CheckContext,
-    CheckResult,
-    CheckSettings,
-    Outcome,
-    UserCodeSettings,
-)
+from gradgate.checks.base import Checking, CheckResult, CheckSettings, Outcome, UserCodeSettings
+from gradgate.checks.context import CheckContext
 from gradgate.checks.sandbox.for_check import run_user_code
 
 from tests.bot.doors.action_world import World
 from tests.gitrepo import GitRepo
 
 
-class ModelProbe:
+class ModelProbe(Checking[UserCodeSettings]):
     name: ClassVar[str] = "gradient"
     title: ClassVar[str] = "Gradient flow"
     settings_model: ClassVar[type[CheckSettings]] = UserCodeSettings

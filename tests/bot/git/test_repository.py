@@ -16,7 +16,7 @@ from gradgate.bot.git import cmdline as gitcmd
 from gradgate.bot.git import repository as gitdiff
 from gradgate.bot.git.parse import read_name_status
 from gradgate.bot.git.repository import GitRepository
-from gradgate.checks.base import RevisionSource
+from gradgate.checks.context import RevisionSource
 from gradgate.checks.diff import ChangeStatus, FileChange, LineSpan
 from gradgate.checks.errors import GitError
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from gradgate.bot.git.repository import GitRepository
 from gradgate.checks.api_contract.check import ApiContractCheck, ApiContractSettings
-from gradgate.checks.base import CheckContext, CheckResult, Finding, Outcome, Severity
+from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
+from gradgate.checks.context import CheckContext
 
 from tests.gitrepo import GitRepo
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gradgate.bot.git.repository import GitRepository
-from gradgate.checks.base import CheckContext, CheckResult, Finding, Severity
+from gradgate.checks.base import CheckResult, Finding, Severity
 from gradgate.checks.config_docs.check import ConfigDocsCheck
 from gradgate.checks.config_docs.settings import ConfigDocsSettings
+from gradgate.checks.context import CheckContext
 
 from tests.gitrepo import GitRepo
 

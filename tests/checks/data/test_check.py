@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from gradgate.bot.git.repository import GitRepository
-from gradgate.checks.base import CheckContext, CheckResult, Outcome, Severity
+from gradgate.checks.base import CheckResult, Outcome, Severity
+from gradgate.checks.context import CheckContext
 from gradgate.checks.data.check import DataCheck
 from gradgate.checks.data.settings import DataSettings
 from gradgate.checks.data.spec import DataSpec

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 from gradgate.bot.git.repository import GitRepository
-from gradgate.checks.base import CheckContext, Outcome, Severity
+from gradgate.checks.base import Outcome, Severity
+from gradgate.checks.context import CheckContext
 from gradgate.checks.data.check import DataCheck
 from gradgate.checks.data.problems import describe
 from gradgate.checks.data.settings import DataSettings

@@ -7,7 +7,8 @@ from collections.abc import Callable, Mapping
 
 import pytest
 from gradgate.bot.git.repository import GitRepository
-from gradgate.checks.base import CheckContext, CheckResult, Outcome, Severity
+from gradgate.checks.base import CheckResult, Outcome, Severity
+from gradgate.checks.context import CheckContext
 from gradgate.checks.dl_lint.check import DlLintCheck
 from gradgate.checks.dl_lint.settings import DlLintSettings, RuleSetting
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gradgate.bot.git.repository import GitRepository
-from gradgate.checks.base import CheckContext, CheckResult
+from gradgate.checks.base import CheckResult
+from gradgate.checks.context import CheckContext
 from gradgate.checks.gradient.check import GradientCheck
 from gradgate.checks.gradient.settings import GradientSettings
 from gradgate.checks.model.spec import ModelSpec

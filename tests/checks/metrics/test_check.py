@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 from gradgate.bot.git.repository import GitRepository
-from gradgate.checks.base import CheckContext, CheckResult, Outcome, Severity
+from gradgate.checks.base import CheckResult, Outcome, Severity
+from gradgate.checks.context import CheckContext
 from gradgate.checks.metrics.check import MetricsCheck
 from gradgate.checks.metrics.settings import MetricsSettings
 

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from gradgate.bot.git.repository import GitRepository
-from gradgate.checks.base import CheckContext, Outcome, Severity
+from gradgate.checks.base import Outcome, Severity
+from gradgate.checks.context import CheckContext
 from gradgate.checks.metrics.check import MetricsCheck
 from gradgate.checks.metrics.latency import percentile, summarise
 from gradgate.checks.metrics.settings import LatencySettings, MetricsSettings

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from gradgate.bot.config.model import load_config
-from gradgate.checks.base import CheckContext, Outcome
+from gradgate.checks.base import Outcome
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import ConfigError
 from gradgate.checks.metrics.check import MetricsCheck
 from gradgate.checks.metrics.settings import MetricsSettings

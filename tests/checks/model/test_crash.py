@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from gradgate.checks.base import CheckContext
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.model.crash import crash_text
 from gradgate.checks.model.run import run_model_program

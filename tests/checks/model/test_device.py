@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from gradgate.checks.base import CheckContext
+from gradgate.checks.context import CheckContext
 from gradgate.checks.model.device import Device, device_for
 from gradgate.checks.model.settings import ModelCheckSettings
 

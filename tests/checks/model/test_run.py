@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import torch
-from gradgate.checks.base import CheckContext
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import ModelError, SandboxError
 from gradgate.checks.model.run import cuda_works, entry_target, run_model_program
 from gradgate.checks.model.settings import ModelCheckSettings

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from gradgate.bot.config.model import load_config
-from gradgate.checks.base import CheckContext, CheckSettings
+from gradgate.checks.base import CheckSettings
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import CheckError, ConfigError
 from gradgate.checks.model.device import choose_device, gpu_visible
 from gradgate.checks.model.settings import ModelCheckSettings, effective_model

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from gradgate.bot.git.repository import GitRepository
-from gradgate.checks.base import CheckContext, CheckResult, Outcome
+from gradgate.checks.base import CheckResult, Outcome
+from gradgate.checks.context import CheckContext
 from gradgate.checks.model.spec import ModelSpec
 from gradgate.checks.perf.check import PerfCheck
 from gradgate.checks.perf.settings import PerfSettings

@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import pytest
 from gradgate.bot.git.repository import GitRepository
-from gradgate.checks.base import CheckContext, CheckResult, Finding, Outcome, Severity
+from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
+from gradgate.checks.context import CheckContext
 from gradgate.checks.protected.check import ProtectedCheck, ProtectedSettings
 
 from tests.gitrepo import GitRepo

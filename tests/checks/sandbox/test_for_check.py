@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from gradgate.checks.base import CheckContext, UserCodeSettings
+from gradgate.checks.base import UserCodeSettings
+from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.sandbox.for_check import run_user_code
 
