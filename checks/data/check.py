@@ -10,74 +10,41 @@ unusable factory at either revision is an error naming the revision, never a pas
 
 from __future__ import annotations
 
-import time
 from typing import Any, ClassVar
 
-from gradgate.checks.base import (
-    CheckContext,
-    CheckResult,
-    CheckSettings,
-    Finding,
-    Severity,
-    error_result,
-    outcome_for,
-    report_order,
-    settings_as,
-)
+from gradgate.checks.base import Checking, CheckResult, CheckSettings, Finding, Severity, finish
+from gradgate.checks.context import CheckContext
 from gradgate.checks.data.compare import Comparison, compare
 from gradgate.checks.data.findings import findings_for
 from gradgate.checks.data.problems import describe
 from gradgate.checks.data.settings import DataSettings
-from gradgate.checks.data.spec import DataSpec
 from gradgate.checks.errors import CheckError, ModelError
-from gradgate.checks.model.session import ModelSessions, model_sessions
-from gradgate.checks.model.turns import Deadline
+from gradgate.checks.model.turns import Revisions, revisions
 
 PROGRAM = "data.child.probe:probe"
 FORMS = ("numpy", "pil", "tensor")
 
 
-class DataCheck:
+class DataCheck(Checking[DataSettings]):
     name: ClassVar[str] = "data"
     title: ClassVar[str] = "Data pipeline"
     settings_model: ClassVar[type[CheckSettings]] = DataSettings
     runs_user_code: ClassVar[bool] = True
-    available: ClassVar[bool] = True
 
-    def run(self, ctx: CheckContext) -> CheckResult:
-        started = time.perf_counter()
-        settings = settings_as(DataSettings, ctx.settings)
-        try:
-            base, head = measure(ctx, settings)
-        except CheckError as failed:  # SandboxError, ModelError: naming the revision
-            return self._error(str(failed), getattr(failed, "revision", None) or "", started)
-        result = self.judge(base, head, settings)
-        return CheckResult(
-            check=result.check,
-            outcome=result.outcome,
-            summary=result.summary,
-            findings=result.findings,
-            duration_s=time.perf_counter() - started,
-            extra=result.extra,
-        )
+    def check(self, ctx: CheckContext, settings: DataSettings) -> CheckResult:
+        base, head = measure(ctx, settings)
+        return self.judge(base, head, settings)
 
     def judge(
         self, base: dict[str, Any], head: dict[str, Any], settings: DataSettings
     ) -> CheckResult:
         """The result for two measured revisions (pure)."""
         comparison = compare(base, head, tolerance=settings.tolerance)
-        findings = tuple(sorted(findings_for(comparison, allow=settings.allow), key=report_order))
-        return CheckResult(
-            check=self.name,
-            outcome=outcome_for(findings),
-            summary=_summary(comparison, findings),
-            findings=findings,
+        return finish(
+            self.name,
+            findings_for(comparison, allow=settings.allow),
+            lambda findings: _summary(comparison, findings),
             extra={"input": comparison.head_form, "outputs": comparison.outputs},
-        )
-
-    def _error(self, message: str, revision: str, started: float) -> CheckResult:
-        return error_result(
-            self.name, message, revision=revision, duration_s=time.perf_counter() - started
         )
 
 
@@ -91,11 +58,12 @@ def measure(ctx: CheckContext, settings: DataSettings) -> tuple[dict[str, Any], 
             "with `entrypoint: path/to/file.py:function` (a function that returns the "
             "transform); config.example.yaml shows every option"
         )
-    deadline = Deadline(settings.timeout_s)
-    with model_sessions(ctx) as sessions:  # the revisions' children the model checks use
-        sessions.start(ctx, settings, entrypoint=spec.entrypoint, key="data")
-        base = _run(ctx, settings, spec, sessions, "base", FORMS, deadline)
-        head = _run(ctx, settings, spec, sessions, "head", _first(str(base.get("form"))), deadline)
+    request = {**spec.as_request(), "tolerance": settings.tolerance}
+    # the revisions' children the model checks use
+    with revisions(ctx, settings, entrypoint=spec.entrypoint, key="data") as sides:
+        base = _run(sides, spec.entrypoint, request, "base", FORMS, settings.seed)
+        forms = _first(str(base.get("form")))
+        head = _run(sides, spec.entrypoint, request, "head", forms, settings.seed)
         return base, head
 
 
@@ -104,25 +72,21 @@ def _first(form: str) -> tuple[str, ...]:
 
 
 def _run(
-    ctx: CheckContext,
-    settings: DataSettings,
-    spec: DataSpec,
-    sessions: ModelSessions,
+    sides: Revisions,
+    entrypoint: str | None,
+    request: dict[str, Any],
     revision: str,
     forms: tuple[str, ...],
-    deadline: Deadline,
+    seed: int,
 ) -> dict[str, Any]:
-    value = sessions.run_entry(
-        ctx,
-        settings,
-        entrypoint=spec.entrypoint,
+    value = sides.run_entry(
+        revision,
+        entrypoint=entrypoint,
         key="data",
-        request={**spec.as_request(), "forms": list(forms), "tolerance": settings.tolerance},
-        revision=revision,
+        request={**request, "forms": list(forms)},
         program=PROGRAM,
         describe_problem=describe,
-        seed=settings.seed,
-        timeout_s=deadline.left(revision),
+        seed=seed,
     )
     if not isinstance(value, dict) or "runs" not in value:
         raise ModelError(f"{revision}'s data child sent no outputs", code="no-output")
