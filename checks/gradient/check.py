@@ -11,22 +11,20 @@ the revision, never a pass.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Collection, Mapping
 from typing import Any, ClassVar
 
 from gradgate.checks.base import (
+    Checking,
     CheckResult,
     CheckSettings,
     Finding,
     Severity,
-    error_result,
-    outcome_for,
-    report_order,
-    settings_as,
+    failed,
+    finish,
 )
 from gradgate.checks.context import CheckContext
-from gradgate.checks.errors import ModelError, SandboxError
+from gradgate.checks.errors import SandboxError
 from gradgate.checks.gradient.compare import Comparison, compare
 from gradgate.checks.gradient.facts import Probed, RevisionFacts, parse_probe
 from gradgate.checks.gradient.findings import findings_for
@@ -36,34 +34,24 @@ from gradgate.checks.gradient.untested import untested_findings
 from gradgate.checks.gradient.variants import in_variant, pair
 from gradgate.checks.gradient.words import count, error_message, failure_detail, no_pair_words
 from gradgate.checks.model.coverage import child_spans, ran_counts
-from gradgate.checks.model.device import device_for
 from gradgate.checks.model.lines import PullDiff, read_diff
-from gradgate.checks.model.session import ModelSessions, model_sessions
 from gradgate.checks.model.settings import effective_model
 from gradgate.checks.model.spec import ModelSpec
-from gradgate.checks.model.turns import Deadline
+from gradgate.checks.model.turns import Revisions, revisions
 
 PROGRAM = "gradient.child.probe:probe"
 
 
-class GradientCheck:
+class GradientCheck(Checking[GradientSettings]):
     name: ClassVar[str] = "gradient"
     title: ClassVar[str] = "Gradient flow"
     settings_model: ClassVar[type[CheckSettings]] = GradientSettings
     runs_user_code: ClassVar[bool] = True
-    available: ClassVar[bool] = True
 
-    def run(self, ctx: CheckContext) -> CheckResult:
-        started = time.perf_counter()
-        settings = settings_as(GradientSettings, ctx.settings)
-        try:
-            base, head = measure(ctx, settings)
-        except (SandboxError, ModelError) as failed:
-            return self._error(str(failed), failed.revision or "", started)
+    def check(self, ctx: CheckContext, settings: GradientSettings) -> CheckResult:
+        base, head = measure(ctx, settings)
         model_files = ctx.paths_requiring.get(self.name, frozenset())
-        return self.judge_all(
-            base, head, settings, started=started, diff=read_diff(ctx), model_files=model_files
-        )
+        return self.judge_all(base, head, settings, diff=read_diff(ctx), model_files=model_files)
 
     def judge(
         self,
@@ -71,13 +59,10 @@ class GradientCheck:
         head: RevisionFacts,
         settings: GradientSettings,
         *,
-        started: float | None = None,
         diff: PullDiff | None = None,
     ) -> CheckResult:
         """The result for one model measured at two revisions (pure)."""
-        return self.judge_all(
-            Probed((base,)), Probed((head,)), settings, started=started, diff=diff
-        )
+        return self.judge_all(Probed((base,)), Probed((head,)), settings, diff=diff)
 
     def judge_all(
         self,
@@ -85,7 +70,6 @@ class GradientCheck:
         head: Probed,
         settings: GradientSettings,
         *,
-        started: float | None = None,
         diff: PullDiff | None = None,
         model_files: Collection[str] = (),
     ) -> CheckResult:
@@ -94,40 +78,27 @@ class GradientCheck:
         diff = diff or PullDiff({})
         pairs, found = pair(base.variants, head.variants)
         if not pairs:  # nothing was compared: never a pass
-            return error_result(
-                self.name,
-                no_pair_words(
-                    [f.variant for f in base.variants], [f.variant for f in head.variants]
-                ),
-                revision=None,
-            )
+            names = [f.variant for f in base.variants], [f.variant for f in head.variants]
+            return failed(self.name, no_pair_words(*names))
         comparisons = [compare(p.base, p.head, allow=settings.allow) for p in pairs]
         for p, comparison in zip(pairs, comparisons, strict=True):
             said = findings_for(comparison, gained=Severity(settings.gained), diff=diff)
             found += in_variant(said, p.name)
         names = [f.variant for f in head.variants if f.variant is not None]
         found += untested_findings(head.coverage, diff, variants=names, model_files=model_files)
-        findings = tuple(sorted(found, key=report_order))
         first = comparisons[0]
         ran, code = ran_counts(head.coverage)
         more = {"changed_lines_ran": ran, "changed_lines_code": code} if code else {}
-        return CheckResult(
-            check=self.name,
-            outcome=outcome_for(findings),
-            summary=_summary(first, findings, variants=len(pairs)),
-            findings=findings,
+        return finish(
+            self.name,
+            found,
+            lambda findings: _summary(first, findings, variants=len(pairs)),
             metrics={
                 "trainable_base": sum(p.numel for p in first.base.params if p.trainable),
                 "trainable_head": sum(p.numel for p in first.head.params if p.trainable),
                 **more,
             },
-            duration_s=0.0 if started is None else time.perf_counter() - started,
             extra={**extra(first), "variants": names, "coverage": more},
-        )
-
-    def _error(self, message: str, revision: str, started: float) -> CheckResult:
-        return error_result(
-            self.name, message, revision=revision, duration_s=time.perf_counter() - started
         )
 
 
@@ -138,36 +109,25 @@ def measure(ctx: CheckContext, settings: GradientSettings) -> tuple[Probed, Prob
     or gave an unusable model raises SandboxError or ModelError naming the revision; base's
     error comes first, as base runs first."""
     spec = effective_model(ctx, check=GradientCheck.name)
-    deadline = Deadline(settings.timeout_s)
-    with model_sessions(ctx) as sessions:
-        device = device_for(ctx, settings, settings.device, root=sessions.root(ctx, "base"))
-        sessions.start(ctx, settings, entrypoint=spec.entrypoint, device=device)
-        base = _probe(ctx, settings, spec, sessions, "base", device, deadline, {})
+    with revisions(ctx, settings, device=settings.device, entrypoint=spec.entrypoint) as sides:
+        base = _probe(sides, settings, spec, "base", {})
         # The head child records which of the PR's changed lines ran (issue 20, point 5).
-        spans = child_spans(ctx.changes)
-        return base, _probe(ctx, settings, spec, sessions, "head", device, deadline, spans)
+        return base, _probe(sides, settings, spec, "head", child_spans(ctx.changes))
 
 
 def _probe(
-    ctx: CheckContext,
+    sides: Revisions,
     settings: GradientSettings,
     spec: ModelSpec,
-    sessions: ModelSessions,
     revision: str,
-    device: str,
-    deadline: Deadline,
     spans: Mapping[str, list[list[int]]],
 ) -> Probed:
-    value = sessions.run(
-        ctx,
-        settings,
+    value = sides.run(
+        revision,
         spec=spec,
-        revision=revision,
         program=PROGRAM,
         kwargs={"gradient": {"steps": settings.steps}, "coverage": dict(spans) or None},
-        device=device,
         seed=settings.seed,
-        timeout_s=deadline.left(revision),
     )
     found = parse_probe(value, revision=revision)
     for facts in found.variants:

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import torch
 from gradgate.checks.base import CheckResult, Outcome, Severity
-from gradgate.checks.errors import CheckError
 from gradgate.checks.gradient.check import GradientCheck
 from gradgate.checks.gradient.settings import GradientSettings
 
@@ -149,5 +148,10 @@ def test_without_a_model_block_the_check_cannot_run_and_says_what_to_add(tmp_pat
     ctx = revisions.context()
     ctx = type(ctx)(**{**{f: getattr(ctx, f) for f in ctx.__dataclass_fields__}, "model": None})
 
-    with pytest.raises(CheckError, match="`gradient` needs your model"):
-        GradientCheck().run(ctx)
+    result = GradientCheck().run(ctx)
+
+    # An error result like any other (it propagated as a bare CheckError before issue 38).
+    assert result.outcome is Outcome.ERROR
+    assert result.summary.startswith("`gradient` needs your model, and .gradgate.yml has no")
+    (finding,) = result.findings
+    assert (finding.kind, finding.revision) == ("gradient-error", None)
