@@ -10,24 +10,24 @@ or not a number are errors that name what and where, never a pass.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any, ClassVar
 
 from gradgate.checks.base import (
+    Checking,
     CheckResult,
     CheckSettings,
     Finding,
     Severity,
-    error_result,
-    outcome_for,
-    settings_as,
+    failed,
+    finish,
 )
 from gradgate.checks.context import CheckContext
-from gradgate.checks.errors import ModelError, SandboxError
+from gradgate.checks.errors import SandboxError
 from gradgate.checks.metrics.compare import Comparison, Row, Unusable, compare
 from gradgate.checks.metrics.latency import measure_latency
 from gradgate.checks.metrics.settings import MetricsSettings
+from gradgate.checks.model.turns import Revisions, revisions
 from gradgate.checks.sandbox.for_check import run_user_code
 
 PROGRAM = "metrics.child:collect"
@@ -38,54 +38,44 @@ _PROBLEMS = {
 }
 
 
-class MetricsCheck:
+class MetricsCheck(Checking[MetricsSettings]):
     name: ClassVar[str] = "metrics"
     title: ClassVar[str] = "Eval metrics"
     settings_model: ClassVar[type[CheckSettings]] = MetricsSettings
     runs_user_code: ClassVar[bool] = True
-    available: ClassVar[bool] = True
 
-    def run(self, ctx: CheckContext) -> CheckResult:
-        started = time.perf_counter()
-        settings = settings_as(MetricsSettings, ctx.settings)
+    def check(self, ctx: CheckContext, settings: MetricsSettings) -> CheckResult:
         if (settings.entrypoint is None and settings.measure is None) or not settings.rules:
             unmeasured = settings.entrypoint is None and settings.measure is None
             missing = "entrypoint" if unmeasured else "rules"
             alone = " (or `measure: latency`)" if missing == "entrypoint" else ""
-            message = (
+            return failed(
+                self.name,
                 f"`metrics` needs `checks.metrics.{missing}` in .gradgate.yml{alone}; "
-                "config.example.yaml shows both"
+                "config.example.yaml shows both",
             )
-            return _error(message, None, started)
-        deadline = time.monotonic() + settings.timeout_s
-        try:
-            base, head = measure(ctx, settings, deadline=deadline)
-            if settings.measure == "latency":
-                timed = measure_latency(ctx, settings, deadline=deadline)
+        latency = settings.measure == "latency"
+        # Fresh children (an eval is a script): the checkouts and the deadline, no children.
+        device = settings.device if latency else "cpu"  # only the latency runs use one
+        with revisions(ctx, settings, device=device, start=False) as sides:
+            base, head = measure(sides, settings)
+            if latency:
+                timed = measure_latency(sides, settings)
                 base, head = {**base, **timed["base"]}, {**head, **timed["head"]}
-        except (SandboxError, ModelError) as failed:
-            return _error(str(failed), failed.revision, started)
-        return judge(compare(base, head, settings.rules), started=started)
+        return judge(compare(base, head, settings.rules))
 
 
-def measure(
-    ctx: CheckContext, settings: MetricsSettings, *, deadline: float
-) -> tuple[dict[str, Any], dict[str, Any]]:
+def measure(sides: Revisions, settings: MetricsSettings) -> tuple[dict[str, Any], dict[str, Any]]:
     """Each revision's metrics (name -> float or ``{"not_number": repr}``), none without an
     entrypoint; SandboxError names the revision whose eval crashed, hung, or gave no mapping
     of numbers."""
     if settings.entrypoint is None:
         return {}, {}
-    found: list[dict[str, Any]] = []
-    for revision, sha in (("base", ctx.base_sha), ("head", ctx.head_sha)):
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            limit = f"`timeout_s` ({settings.timeout_s:g} s)"
-            message = f"the check's {limit} ran out before {revision} could run"
-            raise SandboxError(message, kind="timeout", revision=revision)
-        with ctx.source.checkout(sha) as root:
-            value = _run(ctx, settings, root=root, revision=revision, timeout_s=remaining)
-        found.append(value)
+    found = [
+        _run(sides.ctx, settings, root=sides.root(revision), revision=revision,
+             timeout_s=sides.left(revision))
+        for revision in ("base", "head")
+    ]  # fmt: skip
     return found[0], found[1]
 
 
@@ -106,7 +96,7 @@ def _run(
         revision=revision,
         program=PROGRAM,
         kwargs={"script": None if script is None else str(root / script)},
-        timeout_s=max(round(timeout_s, 1), 0.1),  # one decimal reads well
+        timeout_s=timeout_s,
         seed=settings.seed,
     )
     problem = value.get("problem") if isinstance(value, dict) else None
@@ -119,16 +109,17 @@ def _run(
     return value["metrics"]  # type: ignore[no-any-return]
 
 
-def judge(comparison: Comparison, *, started: float | None = None) -> CheckResult:
-    """The result for the compared numbers (pure but for the duration)."""
-    duration = 0.0 if started is None else time.perf_counter() - started
+def judge(comparison: Comparison) -> CheckResult:
+    """The result for the compared numbers (pure)."""
     if comparison.unusable:
         first, *rest = comparison.unusable
         details = "\n".join(_unusable(u) for u in rest) or None
-        return _error(_unusable(first), first.revision, duration=duration, details=details)
-    failed = [row for row in comparison.rows if row.passed is False]
-    findings = tuple(_finding(row.metric, row.rule, row.failed_at_base) for row in failed)
-    ordered = tuple(sorted(findings, key=lambda f: f.severity.rank))
+        return failed(
+            MetricsCheck.name, _unusable(first), revision=first.revision, details=details,
+            details_lang="text",
+        )  # fmt: skip
+    failed_rows = [row for row in comparison.rows if row.passed is False]
+    findings = [_finding(row.metric, row.rule, row.failed_at_base) for row in failed_rows]
     failing = sum(1 for f in findings if f.severity is Severity.BLOCKING)
     ruled = sum(1 for row in comparison.rows if row.rule is not None)
     summary = (
@@ -136,14 +127,13 @@ def judge(comparison: Comparison, *, started: float | None = None) -> CheckResul
         if failing
         else f"all {ruled} metric rules hold at head"
     )
-    return CheckResult(
-        check=MetricsCheck.name,
-        outcome=outcome_for(ordered),
-        summary=summary,
-        findings=ordered,
+    return finish(
+        MetricsCheck.name,
+        findings,
+        summary,
         metrics={f"{row.metric}_head": row.head for row in comparison.rows if row.head is not None},
-        duration_s=duration,
         extra={"rows": [_row(row) for row in comparison.rows]},
+        order=lambda f: f.severity.rank,
     )
 
 
@@ -178,19 +168,3 @@ def _row(row: Row) -> dict[str, Any]:
         "passed": row.passed,
         "failed_at_base": row.failed_at_base,
     }
-
-
-def _error(
-    message: str,
-    revision: str | None,
-    started: float | None = None,
-    *,
-    duration: float | None = None,
-    details: str | None = None,
-) -> CheckResult:
-    if duration is None:
-        duration = 0.0 if started is None else time.perf_counter() - started
-    return error_result(
-        MetricsCheck.name, message, revision=revision, duration_s=duration, details=details,
-        details_lang="text",
-    )  # fmt: skip

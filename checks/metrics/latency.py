@@ -9,15 +9,11 @@ are over all its timed calls, in milliseconds, as ``latency_ms_p50`` and ``laten
 from __future__ import annotations
 
 import math
-import time
-from contextlib import ExitStack
 
-from gradgate.checks.context import CheckContext
-from gradgate.checks.errors import SandboxError
 from gradgate.checks.metrics.settings import MetricsSettings
-from gradgate.checks.model.device import device_for
 from gradgate.checks.model.run import run_model_program
 from gradgate.checks.model.settings import effective_model
+from gradgate.checks.model.turns import Revisions
 
 PROGRAM = "perf.child:latency"
 
@@ -36,42 +32,26 @@ def summarise(seconds: list[float]) -> dict[str, float]:
     }
 
 
-def measure_latency(
-    ctx: CheckContext, settings: MetricsSettings, *, deadline: float
-) -> dict[str, dict[str, float]]:
+def measure_latency(sides: Revisions, settings: MetricsSettings) -> dict[str, dict[str, float]]:
     """revision -> its latency metrics; SandboxError or ModelError names the revision."""
-    spec = effective_model(ctx, check="metrics")
+    spec = effective_model(sides.ctx, check="metrics")
     found: dict[str, list[float]] = {"base": [], "head": []}
-    with ExitStack() as stack:
-        roots = {
-            "base": stack.enter_context(ctx.source.checkout(ctx.base_sha)),
-            "head": stack.enter_context(ctx.source.checkout(ctx.head_sha)),
-        }
-        device = device_for(ctx, settings, settings.device, root=roots["base"])
-        for round_ in range(settings.latency.rounds):
-            order = ("base", "head") if round_ % 2 == 0 else ("head", "base")
-            for revision in order:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    limit = f"`timeout_s` ({settings.timeout_s:g} s)"
-                    message = f"the check's {limit} ran out before {revision}'s latency was timed"
-                    raise SandboxError(message, kind="timeout", revision=revision)
-                value = run_model_program(
-                    ctx,
-                    settings,
-                    spec=spec,
-                    root=roots[revision],
-                    revision=revision,
-                    program=PROGRAM,
-                    kwargs={
-                        "latency": {
-                            "runs": settings.latency.runs,
-                            "warmup": settings.latency.warmup,
-                        }
-                    },
-                    device=device,
-                    seed=settings.seed,
-                    timeout_s=max(round(remaining, 1), 0.1),
-                )
-                found[revision].extend(float(s) for s in value["latency_s"])
+    for round_ in range(settings.latency.rounds):
+        order = ("base", "head") if round_ % 2 == 0 else ("head", "base")
+        for revision in order:
+            value = run_model_program(
+                sides.ctx,
+                settings,
+                spec=spec,
+                root=sides.root(revision),
+                revision=revision,
+                program=PROGRAM,
+                kwargs={
+                    "latency": {"runs": settings.latency.runs, "warmup": settings.latency.warmup}
+                },
+                device=sides.device,
+                seed=settings.seed,
+                timeout_s=sides.left(revision, before=f"{revision}'s latency was timed"),
+            )
+            found[revision].extend(float(s) for s in value["latency_s"])
     return {revision: summarise(seconds) for revision, seconds in found.items()}
