@@ -12,21 +12,17 @@ naming the revision (``checks.model.run``), never a pass.
 from __future__ import annotations
 
 import statistics
-import time
 from collections.abc import Mapping
-from contextlib import ExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar
 
-from gradgate.checks.base import CheckResult, CheckSettings, error_result, settings_as
+from gradgate.checks.base import Checking, CheckResult, CheckSettings
 from gradgate.checks.context import CheckContext
-from gradgate.checks.errors import ModelError, SandboxError
-from gradgate.checks.model.device import device_for
 from gradgate.checks.model.problems import describe
 from gradgate.checks.model.run import run_entry_program
 from gradgate.checks.model.settings import effective_model
 from gradgate.checks.model.spec import ModelSpec
+from gradgate.checks.model.turns import Revisions, revisions
 from gradgate.checks.perf.compare import judge
 from gradgate.checks.perf.modules import slowed
 from gradgate.checks.perf.report import TIMED, result_for
@@ -45,23 +41,14 @@ class Measured:
     unmeasured: dict[str, str] = field(default_factory=dict)  # revision -> why no peak memory
 
 
-class PerfCheck:
+class PerfCheck(Checking[PerfSettings]):
     name: ClassVar[str] = "perf"
     title: ClassVar[str] = "Step time"
     settings_model: ClassVar[type[CheckSettings]] = PerfSettings
     runs_user_code: ClassVar[bool] = True
-    available: ClassVar[bool] = True
 
-    def run(self, ctx: CheckContext) -> CheckResult:
-        started = time.perf_counter()
-        settings = settings_as(PerfSettings, ctx.settings)
-        try:
-            found = measure(ctx, settings)
-        except (SandboxError, ModelError) as failed:
-            return error_result(
-                self.name, str(failed), revision=failed.revision,
-                duration_s=time.perf_counter() - started,
-            )  # fmt: skip
+    def check(self, ctx: CheckContext, settings: PerfSettings) -> CheckResult:
+        found = measure(ctx, settings)
         timings = [
             judge(
                 name,
@@ -89,27 +76,20 @@ class PerfCheck:
             max_slowdown=settings.max_slowdown,
         )
         return result_for(
-            tuple(timings), found.facts, settings, modules=modules,
-            unmeasured=found.unmeasured, started=started,
-        )  # fmt: skip
+            tuple(timings), found.facts, settings, modules=modules, unmeasured=found.unmeasured
+        )
 
 
 def measure(ctx: CheckContext, settings: PerfSettings) -> Measured:
-    """Every child's answer, round by round, base and head alternating."""
+    """Every child's answer, round by round, base and head alternating, each a fresh child; the
+    revisions runner gives the checkouts, the device and the one deadline."""
     spec = effective_model(ctx, check=PerfCheck.name)
-    deadline = time.monotonic() + settings.timeout_s
     found = Measured()
-    with ExitStack() as stack:
-        roots = {
-            "base": stack.enter_context(ctx.source.checkout(ctx.base_sha)),
-            "head": stack.enter_context(ctx.source.checkout(ctx.head_sha)),
-        }
-        device = device_for(ctx, settings, settings.device, root=roots["base"])
+    with revisions(ctx, settings, device=settings.device, start=False) as sides:
         for round_ in range(settings.rounds):
             order = ("base", "head") if round_ % 2 == 0 else ("head", "base")
             for revision in order:
-                facts = _child(ctx, settings, spec, roots[revision], revision, device, deadline)
-                _add(found, revision, facts)
+                _add(found, revision, _child(sides, settings, spec, revision))
     return found
 
 
@@ -126,22 +106,8 @@ def _add(found: Measured, revision: str, facts: Mapping[str, Any]) -> None:
 
 
 def _child(
-    ctx: CheckContext,
-    settings: PerfSettings,
-    spec: ModelSpec,
-    root: Path,
-    revision: str,
-    device: str,
-    deadline: float,
+    sides: Revisions, settings: PerfSettings, spec: ModelSpec, revision: str
 ) -> dict[str, Any]:
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        limit = f"`timeout_s` ({settings.timeout_s:g} s)"
-        raise SandboxError(
-            f"the check's {limit} ran out before all rounds could run",
-            kind="timeout",
-            revision=revision,
-        )
     perf = {
         "warmup": settings.warmup,
         "steps": settings.steps,
@@ -149,18 +115,18 @@ def _child(
         "threads": settings.threads,
     }
     value = run_entry_program(
-        ctx,
+        sides.ctx,
         settings,
         entrypoint=spec.entrypoint,
         key="model",
         request=spec.as_request(),
-        root=root,
+        root=sides.root(revision),
         revision=revision,
         program=PROGRAM,
         kwargs={"perf": perf},
-        device=device,
+        device=sides.device,
         seed=settings.seed,
-        timeout_s=max(round(remaining, 1), 0.1),
+        timeout_s=sides.left(revision, before="all rounds could run"),
         describe_problem=_describe,
     )
     assert isinstance(value, dict)

@@ -6,11 +6,10 @@ of the modules that slowed are drawn by bot/templates/check_perf.* from ``extra`
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from typing import Any
 
-from gradgate.checks.base import CheckResult, Finding, Outcome, Severity, outcome_for
+from gradgate.checks.base import CheckResult, Finding, Outcome, Severity, finish
 from gradgate.checks.perf.compare import Timing
 from gradgate.checks.perf.modules import ModuleTime
 from gradgate.checks.perf.settings import PerfSettings
@@ -27,7 +26,6 @@ def result_for(
     *,
     modules: tuple[ModuleTime, ...] = (),
     unmeasured: Mapping[str, str] | None = None,
-    started: float | None = None,
 ) -> CheckResult:
     """``facts``: each revision's last child's answer (device, clock, batch, step, memory);
     ``unmeasured``: revision -> why its peak memory could not be counted (not judged then)."""
@@ -41,18 +39,16 @@ def result_for(
         found.append(
             Finding("perf-memory-unmeasured", Severity.WARNING, message, revision=revision)
         )
-    findings = tuple(sorted(found, key=lambda f: f.severity.rank))
     noisy_error = settings.strict and any(t.verdict == "noisy" for t in timings)
-    outcome = Outcome.ERROR if noisy_error else outcome_for(findings)
     head = facts.get("head") or facts.get("base") or {}
     summary = ", ".join(f"{WORDS[t.name]} {t.ratio:.2f}×" for t in timings)
-    return CheckResult(
-        check="perf",
-        outcome=outcome,
-        summary=f"{summary} base on {head.get('device', '?')} ({settings.rounds} rounds)",
-        findings=findings,
+    return finish(
+        "perf",
+        found,
+        f"{summary} base on {head.get('device', '?')} ({settings.rounds} rounds)",
+        outcome=Outcome.ERROR if noisy_error else None,
         metrics={f"{t.name}_ratio": t.ratio for t in timings},
-        duration_s=0.0 if started is None else time.perf_counter() - started,
+        order=lambda f: f.severity.rank,
         extra={
             "device": head.get("device"),
             "clock": head.get("clock"),
