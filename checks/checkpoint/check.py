@@ -10,34 +10,31 @@ the dry runs saw, ``infer`` proposes rename maps, ``findings`` and ``failures`` 
 
 from __future__ import annotations
 
-import time
 from contextlib import ExitStack
 from typing import ClassVar
 
 from gradgate.checks.base import (
+    Checking,
     CheckResult,
     CheckSettings,
     Finding,
     Outcome,
     Severity,
+    finish,
     outcome_for,
-    report_order,
 )
 from gradgate.checks.checkpoint.failures import LOAD_FAILED, NOT_A_STATE_DICT, TORCH_TOO_OLD
 from gradgate.checks.checkpoint.references import LFS_POINTER, UNREADABLE, prepare
 from gradgate.checks.checkpoint.session import run_session
 from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.context import CheckContext
-from gradgate.checks.errors import CheckError
-from gradgate.checks.model.device import device_for
-from gradgate.checks.model.session import model_sessions
 from gradgate.checks.model.settings import effective_model
+from gradgate.checks.model.turns import revisions
 
-MODEL_FAILED = "checkpoint-model-failed"
 UNUSABLE = frozenset({UNREADABLE, LFS_POINTER, LOAD_FAILED, NOT_A_STATE_DICT, TORCH_TOO_OLD})
 
 
-class CheckpointCheck:
+class CheckpointCheck(Checking[CheckpointSettings]):
     name: ClassVar[str] = "checkpoint"
     title: ClassVar[str] = "Checkpoint compatibility"
     settings_model: ClassVar[type[CheckSettings]] = CheckpointSettings
@@ -45,60 +42,27 @@ class CheckpointCheck:
     # For a PR whose code may not run yet (App mode, an author without write access), the
     # references are still read at once: headers and pickle opcodes, never the PR's code.
     runs_without_user_code: ClassVar[bool] = True
-    available: ClassVar[bool] = True
 
-    def run(self, ctx: CheckContext) -> CheckResult:
-        started = time.perf_counter()
-        settings = ctx.settings
-        assert isinstance(settings, CheckpointSettings)
+    def check(self, ctx: CheckContext, settings: CheckpointSettings) -> CheckResult:
         if not ctx.user_code:
-            return self._references_only(ctx, settings, started)
+            return self._references_only(ctx, settings)
         spec = effective_model(ctx, check=self.name)
-        try:
-            with model_sessions(ctx) as sessions:
-                base_root = sessions.root(ctx, "base")
-                head_root = sessions.root(ctx, "head")
-                device = device_for(ctx, settings, settings.device, root=base_root)
-                outcome = run_session(
-                    ctx,
-                    settings,
-                    spec,
-                    sessions,
-                    base_root=base_root,
-                    head_root=head_root,
-                    scratch=sessions.scratch(),
-                    device=device,
-                )
-        except CheckError as exc:
-            revision = getattr(exc, "revision", None)
-            finding = Finding(MODEL_FAILED, Severity.BLOCKING, str(exc), revision=revision)
-            return CheckResult(
-                check=self.name,
-                outcome=Outcome.ERROR,
-                summary=_first_line(str(exc)),
-                findings=(finding,),
-                duration_s=time.perf_counter() - started,
-            )
-        findings = tuple(sorted(outcome.findings, key=report_order))
+        with revisions(ctx, settings, device=settings.device, start=False) as sides:
+            outcome = run_session(sides, settings, spec)
         # A reference that could not be used means "could not decide" (error), not "breaks"
         # (fail); unless the PR itself made it unusable.
-        result = outcome_for(
-            tuple(f for f in findings if f.kind not in UNUSABLE or f.revision == "head")
-        )
+        result = _introduced(outcome.findings)
         if outcome.unusable and result is not Outcome.FAIL:
             result = Outcome.ERROR
-        return CheckResult(
-            check=self.name,
+        return finish(
+            self.name,
+            outcome.findings,
+            lambda findings: summary(findings, result),
             outcome=result,
-            summary=summary(findings, result),
-            findings=findings,
             metrics=outcome.metrics,
-            duration_s=time.perf_counter() - started,
         )
 
-    def _references_only(
-        self, ctx: CheckContext, settings: CheckpointSettings, started: float
-    ) -> CheckResult:
+    def _references_only(self, ctx: CheckContext, settings: CheckpointSettings) -> CheckResult:
         """The static part: read every reference at base and head. A problem the PR made is a
         failure now; anything else waits for the part that builds the model (never a pass)."""
         changed = {path for change in ctx.changes for path in change.paths}
@@ -108,25 +72,23 @@ class CheckpointCheck:
             _, found, _ = prepare(
                 settings.references, base_root=base_root, head_root=head_root, changed=changed
             )
-        findings = tuple(sorted(found, key=report_order))
-        introduced = outcome_for(
-            tuple(f for f in findings if f.kind not in UNUSABLE or f.revision == "head")
-        )
-        outcome = Outcome.FAIL if introduced is Outcome.FAIL else Outcome.WAITING
-        return CheckResult(
-            check=self.name,
+        outcome = Outcome.FAIL if _introduced(found) is Outcome.FAIL else Outcome.WAITING
+        return finish(
+            self.name,
+            found,
+            lambda findings: (
+                summary(findings, outcome)
+                if outcome is Outcome.FAIL
+                else "references read; loading them into the model waits for `/ok-to-test`"
+            ),
             outcome=outcome,
-            summary=summary(findings, outcome)
-            if outcome is Outcome.FAIL
-            else "references read; loading them into the model waits for `/ok-to-test`",
-            findings=findings,
-            duration_s=time.perf_counter() - started,
         )
 
 
-def _first_line(text: str) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else "the model could not be run"
-    return line if len(line) <= 120 else line[:119] + "…"
+def _introduced(findings: tuple[Finding, ...]) -> Outcome:
+    """The outcome of the findings the PR is answerable for: a reference that was unusable
+    already at base is not."""
+    return outcome_for(tuple(f for f in findings if f.kind not in UNUSABLE or f.revision == "head"))
 
 
 def summary(findings: tuple[Finding, ...], outcome: Outcome) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,11 +29,9 @@ from gradgate.checks.checkpoint.references import prepare
 from gradgate.checks.checkpoint.results import EquivalenceResult, ModelInfo, RefLoad
 from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.checkpoint.tensors import Entries, entries_to_json
-from gradgate.checks.context import CheckContext
-from gradgate.checks.errors import CheckError
 from gradgate.checks.model.lines import read_diff
-from gradgate.checks.model.session import ModelSessions
 from gradgate.checks.model.spec import ModelSpec
+from gradgate.checks.model.turns import Revisions
 
 BASE_PROGRAM = "checkpoint.child.programs:base"
 HEAD_PROGRAM = "checkpoint.child.programs:head"
@@ -62,22 +59,17 @@ class _Checked:
 
 
 class _Children:
-    """Asks the revisions' children (the gate's model session); together the requests get the
-    check's `timeout_s`, not each."""
+    """Asks the revisions' children (the gate's model session, through the revisions runner);
+    together the requests get the check's `timeout_s`, not each."""
 
     def __init__(
         self,
-        ctx: CheckContext,
-        settings: CheckpointSettings,
+        sides: Revisions,
         spec: ModelSpec,
-        sessions: ModelSessions,
-        device: str,
         *,
         readable: Sequence[Path],
     ) -> None:
-        self._ctx, self._settings, self._spec, self._device = ctx, settings, spec, device
-        self._sessions = sessions
-        self._deadline = time.monotonic() + settings.timeout_s
+        self._sides, self._spec = sides, spec
         # Under bubblewrap a child sees only the two trees, the session's scratch folder (which
         # it may write) and what is shared with it.
         self._readable = readable
@@ -93,38 +85,19 @@ class _Children:
         threading.Thread(target=quietly, name="gradgate-checkpoint-warm", daemon=True).start()
 
     def run(self, revision: str, kwargs: dict[str, Any], *, program: str | None = None) -> Any:
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            raise CheckError(
-                f"the check used up its `timeout_s` ({self._settings.timeout_s:g} s) before "
-                f"it could run the model at {revision}; raise `timeout_s` under "
-                "`checks: checkpoint:`."
-            )
-        return self._sessions.run(
-            self._ctx,
-            self._settings,
+        return self._sides.run(
+            revision,
             spec=self._spec,
-            revision=revision,
             program=program or (BASE_PROGRAM if revision == "base" else HEAD_PROGRAM),
             kwargs=kwargs,
-            device=self._device,
             seed=BASE_SEED if revision == "base" else HEAD_SEED,
-            timeout_s=left,
             readable=self._readable,
         )
 
 
-def run_session(
-    ctx: CheckContext,
-    settings: CheckpointSettings,
-    spec: ModelSpec,
-    sessions: ModelSessions,
-    *,
-    base_root: Path,
-    head_root: Path,
-    scratch: Path,
-    device: str,
-) -> Outcome:
+def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec) -> Outcome:
+    ctx, base_root, head_root = sides.ctx, sides.root("base"), sides.root("head")
+    scratch = sides.sessions.scratch()
     changed = {path for change in ctx.changes for path in change.paths}
     ready, found, unusable = prepare(
         settings.references, base_root=base_root, head_root=head_root, changed=changed
@@ -137,7 +110,7 @@ def run_session(
     # References live in either tree or, given as absolute paths, anywhere: each child may
     # read both trees and those files; the base child hands its weights over in `scratch`.
     outside = [r.read.path for _, r in ready if Path(r.name).is_absolute()]
-    children = _Children(ctx, settings, spec, sessions, device, readable=outside)
+    children = _Children(sides, spec, readable=outside)
     equivalence = settings.equivalence
     if not requests and not settings.checks_base and not equivalence.enabled:
         return Outcome(tuple(findings), unusable)  # nothing left that needs the model

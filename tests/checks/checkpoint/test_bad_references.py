@@ -145,7 +145,7 @@ def test_a_head_model_that_does_not_build_is_an_error_naming_head(repo: GitRepo)
     broken = MODEL.replace("self.fc = nn.Linear(16, 4)", "self.fc = nn.Linear(16, 4, bogus=1)")
     result = run(repo, base={"model.py": MODEL}, head={"model.py": broken})
     assert result.outcome is Outcome.ERROR  # never a pass
-    finding = only(result, "checkpoint-model-failed")
+    finding = only(result, "checkpoint-error")  # the one error finding of every check
     assert finding.revision == "head"
     assert "at head" in finding.message and "bogus" in finding.message
 
