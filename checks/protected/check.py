@@ -9,18 +9,10 @@ this module then follows units that left one changed file for another, words eve
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from typing import Annotated, ClassVar
 
-from gradgate.checks.base import (
-    CheckResult,
-    CheckSettings,
-    Finding,
-    outcome_for,
-    report_order,
-    settings_as,
-)
+from gradgate.checks.base import Checking, CheckResult, CheckSettings, Finding, finish
 from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import ChangeStatus
 from gradgate.checks.protected.advice import advice, summary_part
@@ -60,16 +52,12 @@ class ProtectedSettings(CheckSettings):
     )
 
 
-class ProtectedCheck:
+class ProtectedCheck(Checking[ProtectedSettings]):
     name: ClassVar[str] = "protected"
     title: ClassVar[str] = "Protected lines"
     settings_model: ClassVar[type[CheckSettings]] = ProtectedSettings
-    runs_user_code: ClassVar[bool] = False
-    available: ClassVar[bool] = True
 
-    def run(self, ctx: CheckContext) -> CheckResult:
-        started = time.perf_counter()
-        settings = settings_as(ProtectedSettings, ctx.settings)
+    def check(self, ctx: CheckContext, settings: ProtectedSettings) -> CheckResult:
         pattern = compile_markers(settings.markers)
         needles = tuple(marker.encode() for marker in settings.markers)
         scans: list[FileScan] = []
@@ -120,15 +108,14 @@ class ProtectedCheck:
         for zone, paths in sorted(ctx.zones.items()):
             if paths and not involved.intersection(paths):
                 notes.append(zone_touched(zone, paths, ctx.zone_owners.get(zone, ())))
-        ordered = tuple(sorted([*findings, *notes], key=report_order))
         checked = sum(len(scan.pairings) for scan in scans)
-        return CheckResult(
-            check=self.name,
-            outcome=outcome_for(ordered),
-            summary=summary(ordered, checked=checked, files=files, advice=summary_part(ordered)),
-            findings=ordered,
+        return finish(
+            self.name,
+            [*findings, *notes],
+            lambda ordered: summary(
+                ordered, checked=checked, files=files, advice=summary_part(ordered)
+            ),
             metrics={"protected_statements": checked, "files_scanned": files},
-            duration_s=time.perf_counter() - started,
         )
 
 
