@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import gc
-import time
 from collections.abc import Iterable, Iterator
 from fnmatch import fnmatchcase
 from typing import ClassVar
@@ -34,14 +33,7 @@ from gradgate.checks.api_contract.losses import NEEDLES, loss_calls, swapped_by_
 from gradgate.checks.api_contract.names import module_name
 from gradgate.checks.api_contract.signatures import headers, signatures
 from gradgate.checks.api_contract.sources import Sources
-from gradgate.checks.base import (
-    CheckResult,
-    CheckSettings,
-    Finding,
-    outcome_for,
-    report_order,
-    settings_as,
-)
+from gradgate.checks.base import Checking, CheckResult, CheckSettings, Finding, finish
 from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import ChangeStatus, FileChange
 from pydantic import Field
@@ -68,20 +60,16 @@ class ApiContractSettings(CheckSettings):
     )
 
 
-class ApiContractCheck:
+class ApiContractCheck(Checking[ApiContractSettings]):
     name: ClassVar[str] = "api-contract"
     title: ClassVar[str] = "API contracts"
     settings_model: ClassVar[type[CheckSettings]] = ApiContractSettings
-    runs_user_code: ClassVar[bool] = False
-    available: ClassVar[bool] = True
 
-    def run(self, ctx: CheckContext) -> CheckResult:
+    def check(self, ctx: CheckContext, settings: ApiContractSettings) -> CheckResult:
         with _no_cycle_collection():
-            return self._run(ctx)
+            return self._check(ctx, settings)
 
-    def _run(self, ctx: CheckContext) -> CheckResult:
-        started = time.perf_counter()
-        settings = settings_as(ApiContractSettings, ctx.settings)
+    def _check(self, ctx: CheckContext, settings: ApiContractSettings) -> CheckResult:
         sources = Sources(ctx.source, {"base": ctx.base_sha, "head": ctx.head_sha})
         python = {c.head_path: c for c in ctx.changes if _is_python(c) and c.head_path}
         in_zones = {p for paths in ctx.zones.values() for p in paths}
@@ -121,14 +109,11 @@ class ApiContractCheck:
             findings.append(broken(path, why, sources.error_lines.get(("head", path))))
         changed = {p for c in python.values() for p in c.paths}
         findings += _unreadable(sources.unreadable, changed, made_unparsable)
-        ordered = tuple(sorted(findings, key=report_order))
-        return CheckResult(
-            check=self.name,
-            outcome=outcome_for(ordered),
-            summary=summary(ordered, signatures=len(changes), calls=checked),
-            findings=ordered,
+        return finish(
+            self.name,
+            findings,
+            lambda ordered: summary(ordered, signatures=len(changes), calls=checked),
             metrics={"signatures_changed": len(changes), "loss_calls": checked},
-            duration_s=time.perf_counter() - started,
         )
 
 
