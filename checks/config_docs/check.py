@@ -9,17 +9,9 @@ each is worded with both places and the fix (`findings`).
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar
 
-from gradgate.checks.base import (
-    CheckResult,
-    CheckSettings,
-    Finding,
-    outcome_for,
-    report_order,
-    settings_as,
-)
+from gradgate.checks.base import Checking, CheckResult, CheckSettings, Finding, finish
 from gradgate.checks.config_docs.bind import bind, tiered, without_parameter_defaults
 from gradgate.checks.config_docs.compare import FactIndex, disagreements, undocumented
 from gradgate.checks.config_docs.examples.judge import Revision, examples, owned_only
@@ -33,16 +25,12 @@ from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import ChangeStatus
 
 
-class ConfigDocsCheck:
+class ConfigDocsCheck(Checking[ConfigDocsSettings]):
     name: ClassVar[str] = "config-docs"
     title: ClassVar[str] = "Config and docs agree"
     settings_model: ClassVar[type[CheckSettings]] = ConfigDocsSettings
-    runs_user_code: ClassVar[bool] = False
-    available: ClassVar[bool] = True
 
-    def run(self, ctx: CheckContext) -> CheckResult:
-        started = time.perf_counter()
-        settings = settings_as(ConfigDocsSettings, ctx.settings)
+    def check(self, ctx: CheckContext, settings: ConfigDocsSettings) -> CheckResult:
         changed = frozenset(path for change in ctx.changes for path in change.paths)
         moves = {
             c.old_path: c.path
@@ -91,18 +79,15 @@ class ConfigDocsCheck:
                     broke=age is Age.BROKE,
                 )
             )
-        ordered = tuple(sorted(findings, key=report_order))
         claims = sum(1 for c in head.claims if isinstance(c, ValueClaim))
         docs = len({c.doc for c in head.claims})
-        return CheckResult(
-            check=self.name,
-            outcome=outcome_for(ordered),
-            summary=summary(ordered, claims=len(head.claims), docs=docs),
-            findings=ordered,
+        return finish(
+            self.name,
+            findings,
+            lambda ordered: summary(ordered, claims=len(head.claims), docs=docs),
             metrics={
                 "value_claims": claims,
                 "claims": len(head.claims),
                 "facts": len(head.facts),
             },
-            duration_s=time.perf_counter() - started,
         )
