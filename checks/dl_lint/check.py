@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterable
 from typing import ClassVar
 
 from gradgate.checks.base import (
+    Checking,
     CheckResult,
     CheckSettings,
     Finding,
     Severity,
-    outcome_for,
+    finish,
     report_order,
-    settings_as,
 )
 from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import ChangeStatus, FileChange, LineSpan
@@ -39,15 +39,12 @@ _MAX_BYTES = 2_000_000
 _EVAL_DEF = re.compile(r"def _*(?:eval|validat|test)", re.IGNORECASE)
 
 
-class DlLintCheck:
+class DlLintCheck(Checking[DlLintSettings]):
     name: ClassVar[str] = "dl-lint"
     title: ClassVar[str] = "DL lints"
     settings_model: ClassVar[type[CheckSettings]] = DlLintSettings
-    runs_user_code: ClassVar[bool] = False
-    available: ClassVar[bool] = True
 
-    def run(self, ctx: CheckContext) -> CheckResult:
-        settings = settings_as(DlLintSettings, ctx.settings)
+    def check(self, ctx: CheckContext, settings: DlLintSettings) -> CheckResult:
         in_zones = {p for paths in ctx.zones.values() for p in paths}
         checkpoints = ctx.paths_requiring.get("checkpoint", frozenset())
         findings: list[Finding] = []
@@ -61,15 +58,12 @@ class DlLintCheck:
                 findings += _python(ctx, change, settings, path in checkpoints)
             elif path.endswith(_CONFIG_SUFFIXES) and settings.grade("comment-language") != "off":
                 findings += _comments(ctx, change, settings)
-        ordered = tuple(
-            sorted(findings, key=lambda f: (*report_order(f)[:1], f.kind, *report_order(f)[1:]))
-        )
-        return CheckResult(
-            check=self.name,
-            outcome=outcome_for(ordered),
-            summary=summary(ordered, linted),
-            findings=ordered,
-            metrics={"files_linted": linted, "findings": len(ordered)},
+        return finish(
+            self.name,
+            findings,
+            lambda ordered: summary(ordered, linted),
+            metrics={"files_linted": linted, "findings": len(findings)},
+            order=lambda f: (*report_order(f)[:1], f.kind, *report_order(f)[1:]),
         )
 
 
