@@ -239,7 +239,7 @@ def failed(
         )
     if isinstance(error, CheckError):
         revision = revision or error.revision
-    first, _, rest = str(error).partition("\n")
+    first, _, rest = (str(error) or type(error).__name__).partition("\n")
     finding = Finding(
         kind=f"{check}-error",
         severity=Severity.BLOCKING,
@@ -258,22 +258,3 @@ def not_available(name: str) -> CheckResult:
         summary=f"`{name}` is not yet available in this version of gradgate",  # JSON only
     )
 
-
-def error_result(
-    check: str,
-    message: str,
-    *,
-    revision: str | None,
-    duration_s: float = 0.0,
-    details: str | None = None,
-    details_lang: str = "diff",
-) -> CheckResult:
-    """Transitional: ``failed`` for the checks not yet moved onto ``Checking``."""
-    result = failed(check, message, revision=revision, details=details, details_lang=details_lang)
-    return CheckResult(
-        check=result.check,
-        outcome=result.outcome,
-        summary=result.summary,
-        findings=result.findings,
-        duration_s=duration_s,
-    )

@@ -10,6 +10,7 @@ the dry runs saw, ``infer`` proposes rename maps, ``findings`` and ``failures`` 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from contextlib import ExitStack
 from typing import ClassVar
 
@@ -85,7 +86,7 @@ class CheckpointCheck(Checking[CheckpointSettings]):
         )
 
 
-def _introduced(findings: tuple[Finding, ...]) -> Outcome:
+def _introduced(findings: Iterable[Finding]) -> Outcome:
     """The outcome of the findings the PR is answerable for: a reference that was unusable
     already at base is not."""
     return outcome_for(tuple(f for f in findings if f.kind not in UNUSABLE or f.revision == "head"))

@@ -78,8 +78,8 @@ class GradientCheck(Checking[GradientSettings]):
         diff = diff or PullDiff({})
         pairs, found = pair(base.variants, head.variants)
         if not pairs:  # nothing was compared: never a pass
-            names = [f.variant for f in base.variants], [f.variant for f in head.variants]
-            return failed(self.name, no_pair_words(*names))
+            sides = [f.variant for f in base.variants], [f.variant for f in head.variants]
+            return failed(self.name, no_pair_words(*sides))
         comparisons = [compare(p.base, p.head, allow=settings.allow) for p in pairs]
         for p, comparison in zip(pairs, comparisons, strict=True):
             said = findings_for(comparison, gained=Severity(settings.gained), diff=diff)
