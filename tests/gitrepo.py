@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 _ENV = {
@@ -56,3 +57,29 @@ class GitRepo:
 
     def checkout(self, name: str) -> None:
         self.git("checkout", "-q", name)
+
+    def pull_request(
+        self,
+        base: Mapping[str, str | bytes],
+        head: Mapping[str, str | bytes | None],
+        *,
+        moves: tuple[tuple[str, str], ...] = (),
+        then: Callable[[], None] | None = None,
+    ) -> tuple[str, str]:
+        """A pull request, the one way tests build one: ``base`` committed on the current branch,
+        then on a branch `pr` ``moves`` (old, new) applied, ``head`` written (None deletes a
+        file) and ``then`` called, and committed. The base and head SHAs."""
+        for path, text in base.items():
+            self.write(path, text)
+        base_sha = self.commit("base")
+        self.branch("pr")
+        for old, new in moves:
+            self.move(old, new)
+        for path, content in head.items():
+            if content is None:
+                self.remove(path)
+            else:
+                self.write(path, content)
+        if then is not None:
+            then()
+        return base_sha, self.commit("pr")

@@ -68,18 +68,7 @@ def pull_request(
 ) -> CheckResult:
     """Commit ``base`` on main, then on a branch apply ``moves`` and ``head`` (None deletes).
     ``zone``: the paths of a zone that requires the check (only the changed ones count)."""
-    for path, text in base.items():
-        repo.write(path, text)
-    base_sha = repo.commit("base")
-    repo.branch("pr")
-    for old, new in moves:
-        repo.move(old, new)
-    for path, content in head.items():
-        if content is None:
-            repo.remove(path)
-        else:
-            repo.write(path, content)
-    head_sha = repo.commit("pr")
+    base_sha, head_sha = repo.pull_request(base, head, moves=moves)
     with GitRepository(repo.root) as git:
         changes = git.changes(base_sha, head_sha)
         changed = {p for c in changes for p in c.paths}
@@ -508,13 +497,9 @@ def test_the_call_site_search_reads_each_file_once_for_many_changed_signatures(
 ) -> None:
     head = REORDERED.replace("def _private(targets, preds)", "def _private(preds, targets)")
     head = head.replace('reduction="mean"', 'mode="mean"')
-    for path, text in {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "pkg/eval.py": EVAL}.items():
-        repo.write(path, text)
-    for i in range(5):
-        repo.write(f"pkg/user{i}.py", DICE_USER + REPORT)
-    base_sha = repo.commit("base")
-    repo.write("pkg/losses.py", head)
-    head_sha = repo.commit("pr")
+    users = {f"pkg/user{i}.py": DICE_USER + REPORT for i in range(5)}
+    base = {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "pkg/eval.py": EVAL, **users}
+    base_sha, head_sha = repo.pull_request(base, {"pkg/losses.py": head})
     reads: list[tuple[str, str]] = []
 
     class Counting(GitRepository):

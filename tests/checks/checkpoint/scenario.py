@@ -65,19 +65,9 @@ def run(
 ) -> CheckResult:
     """Commit ``base`` (plus .gradgate.yml) on main, ``head`` on a PR branch (None deletes a
     file), and run the checkpoint check on main..pr."""
-    repo.write(".gradgate.yml", config(**(settings or {})))
-    for path, text in base.items():
-        repo.write(path, text)
-    repo.commit("base")
-    repo.branch("pr")
-    for path, text in head.items():
-        if text is None:
-            repo.remove(path)
-        else:
-            repo.write(path, text)
-    if before_head is not None:
-        before_head(repo.root)
-    repo.commit("the PR")
+    policy = {".gradgate.yml": config(**(settings or {}))}
+    then = None if before_head is None else lambda: before_head(repo.root)
+    repo.pull_request({**policy, **base}, head, then=then)
     report = run_request(
         Request(
             repo_path=repo.root,

@@ -22,18 +22,7 @@ def pull_request(
     settings: ConfigDocsSettings | None = None,
 ) -> CheckResult:
     """Commit ``base`` on main, then on a branch apply ``moves`` and ``head`` (None deletes)."""
-    for path, text in base.items():
-        repo.write(path, text)
-    base_sha = repo.commit("base")
-    repo.branch("pr")
-    for old, new in moves:
-        repo.move(old, new)
-    for path, content in head.items():
-        if content is None:
-            repo.remove(path)
-        else:
-            repo.write(path, content)
-    head_sha = repo.commit("pr")
+    base_sha, head_sha = repo.pull_request(base, head, moves=moves)
     with GitRepository(repo.root) as git:
         ctx = CheckContext(
             base_sha=base_sha,

@@ -32,10 +32,7 @@ def checked(
     tmp_path: Path, head: str, base: str = BASE, *, data: DataSpec | None = None
 ) -> CheckResult:
     repo = GitRepo(tmp_path)
-    repo.write("pipeline.py", base)
-    base_sha = repo.commit("base")
-    repo.write("pipeline.py", head)
-    head_sha = repo.commit("head")
+    base_sha, head_sha = repo.pull_request({"pipeline.py": base}, {"pipeline.py": head})
     ctx = CheckContext(
         base_sha=base_sha,
         head_sha=head_sha,

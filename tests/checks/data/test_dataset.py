@@ -108,10 +108,8 @@ def test_reordered_classes_are_reported_from_the_dataset(tmp_path: Path) -> None
 
 def test_a_dataset_entrypoint_end_to_end(tmp_path: Path) -> None:
     repo = GitRepo(tmp_path)
-    repo.write("pipeline.py", source())
-    base_sha = repo.commit("base")
-    repo.write("pipeline.py", source().replace('("bird", 3.0)', '("dog", 3.0)'))
-    head_sha = repo.commit("head")
+    head = source().replace('("bird", 3.0)', '("dog", 3.0)')
+    base_sha, head_sha = repo.pull_request({"pipeline.py": source()}, {"pipeline.py": head})
     ctx = CheckContext(
         base_sha=base_sha,
         head_sha=head_sha,

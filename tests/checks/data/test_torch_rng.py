@@ -84,10 +84,8 @@ def test_torch_imported_by_the_transform_itself_is_seeded_too(tmp_path: Path) ->
     )
     lazy = lazy.replace("SIZE", "16")
     repo = GitRepo(tmp_path)
-    repo.write("pipeline.py", lazy)
-    base_sha = repo.commit("base")
-    repo.write("pipeline.py", lazy.replace("/ 255", "/ 255.0"))
-    head_sha = repo.commit("head")
+    head = lazy.replace("/ 255", "/ 255.0")
+    base_sha, head_sha = repo.pull_request({"pipeline.py": lazy}, {"pipeline.py": head})
     ctx = CheckContext(
         base_sha=base_sha,
         head_sha=head_sha,

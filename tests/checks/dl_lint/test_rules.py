@@ -23,13 +23,7 @@ def pull_request(
     settings: DlLintSettings | None = None,
     checkpoint_zone: bool = False,
 ) -> CheckResult:
-    for path, text in base.items():
-        repo.write(path, text)
-    base_sha = repo.commit("base")
-    repo.branch("pr")
-    for path, text in head.items():
-        repo.write(path, text)
-    head_sha = repo.commit("pr")
+    base_sha, head_sha = repo.pull_request(base, head)
     with GitRepository(repo.root) as git:
         changes = git.changes(base_sha, head_sha)
         changed = tuple(p for c in changes for p in c.paths)

@@ -54,12 +54,7 @@ class Revisions:
 
 def commit_two(repo: GitRepo, base: Mapping[str, str], head: Mapping[str, str]) -> Revisions:
     """``base`` files committed, then ``head``'s written over them and committed."""
-    for path, text in base.items():
-        repo.write(path, text)
-    base_sha = repo.commit("base")
-    for path, text in head.items():
-        repo.write(path, text)
-    return Revisions(repo, base_sha, repo.commit("head"))
+    return Revisions(repo, *repo.pull_request(base, head))
 
 
 def states(result: CheckResult) -> dict[str, tuple[str | None, str | None, str | None]]:

@@ -39,10 +39,7 @@ def run(
     path: str = "eval.py",
 ) -> CheckResult:
     repo = GitRepo(tmp_path)
-    repo.write(path, base)
-    base_sha = repo.commit("base")
-    repo.write(path, head)
-    head_sha = repo.commit("head")
+    base_sha, head_sha = repo.pull_request({path: base}, {path: head})
     settings = MetricsSettings(
         entrypoint=entrypoint, rules=rules or RULES, timeout_s=120.0, memory_mb=2048
     )

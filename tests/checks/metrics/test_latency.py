@@ -40,10 +40,9 @@ def build():
 
 def test_a_head_whose_inference_takes_250_ms_fails_a_200_ms_p95_rule(tmp_path: Path) -> None:
     repo = GitRepo(tmp_path)
-    repo.write("model.py", MODEL.format(pause=0))
-    base_sha = repo.commit("base")
-    repo.write("model.py", MODEL.format(pause=0.25))
-    head_sha = repo.commit("head")
+    base_sha, head_sha = repo.pull_request(
+        {"model.py": MODEL.format(pause=0)}, {"model.py": MODEL.format(pause=0.25)}
+    )
     settings = MetricsSettings(
         measure="latency",
         rules={"latency_ms_p95": "<= 200"},

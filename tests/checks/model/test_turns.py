@@ -78,10 +78,7 @@ def test_the_data_check_starts_both_children_then_asks_base_and_head_in_turn(
     tmp_path: Path,
 ) -> None:
     repo = GitRepo(tmp_path)
-    repo.write("pipeline.py", TRANSFORM)
-    base = repo.commit("base")
-    repo.write("pipeline.py", TRANSFORM + "\n")
-    head = repo.commit("head")
+    base, head = repo.pull_request({"pipeline.py": TRANSFORM}, {"pipeline.py": TRANSFORM + "\n"})
     with Noted() as sessions:
         ctx = CheckContext(
             base_sha=base, head_sha=head, changes=(), source=GitRepository(repo.root),

@@ -33,10 +33,7 @@ SETTINGS = PerfSettings(timeout_s=280.0, memory_mb=2048, device="cpu", rounds=3,
 
 def run(tmp_path: Path, base: str, head: str, settings: PerfSettings = SETTINGS) -> CheckResult:
     repo = GitRepo(tmp_path)
-    repo.write("model.py", base)
-    base_sha = repo.commit("base")
-    repo.write("model.py", head)
-    head_sha = repo.commit("head")
+    base_sha, head_sha = repo.pull_request({"model.py": base}, {"model.py": head})
     ctx = CheckContext(
         base_sha=base_sha,
         head_sha=head_sha,

@@ -29,20 +29,7 @@ def pull_request(
 ) -> CheckResult:
     """Commit ``base`` on main, then on a branch apply ``moves`` and ``head`` (None deletes),
     and ``then``. ``binary_from_git=False``/``all_binary=True``: as if git had said otherwise."""
-    for path, text in base.items():
-        repo.write(path, text)
-    base_sha = repo.commit("base")
-    repo.branch("pr")
-    for old, new in moves:
-        repo.move(old, new)
-    for path, content in head.items():
-        if content is None:
-            repo.remove(path)
-        else:
-            repo.write(path, content)
-    if then is not None:
-        then()
-    head_sha = repo.commit("pr")
+    base_sha, head_sha = repo.pull_request(base, head, moves=moves, then=then)
     settings = ProtectedSettings() if markers is None else ProtectedSettings(markers=markers)
     with GitRepository(repo.root) as git:
         changes = git.changes(base_sha, head_sha)
