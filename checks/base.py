@@ -257,4 +257,3 @@ def not_available(name: str) -> CheckResult:
         outcome=Outcome.UNAVAILABLE,
         summary=f"`{name}` is not yet available in this version of gradgate",  # JSON only
     )
-
