@@ -1,4 +1,9 @@
-"""The check protocol and the values every check returns: CheckContext in, CheckResult out.
+"""The check protocol, the values every check returns (CheckContext in, CheckResult out) and
+the scaffolding every check shares: ``Checking`` (typed settings, a CheckError becomes the
+check's error result), ``finish`` (result assembly) and ``failed`` (the one mapping of what a
+check raises). It knows none of the checks: what a check is handed, including the config's
+shared `model:` and `data:` blocks, is in ``checks.context``; the two-revision runner of the
+checks that run code is ``checks.model.turns.revisions``.
 
 The exceptions are in ``checks.errors`` (one tree for all of gradgate).
 """
