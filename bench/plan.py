@@ -132,7 +132,7 @@ def in_process(repo: Path) -> tuple[float, list[float], list[tuple[str, float]]]
     from gradgate.bot.git.repository import GitRepository
     from gradgate.bot.pipeline import Request, plan_request, read_policy
     from gradgate.bot.plan.plan import make_plan
-    from gradgate.bot.plan.zone_index import parse_regex
+    from gradgate.bot.plan.zones.index import parse_regex
     from gradgate.bot.plan.zones import ZoneMatcher
     from gradgate.bot.report.render import render_plan
 
@@ -152,8 +152,7 @@ def in_process(repo: Path) -> tuple[float, list[float], list[tuple[str, float]]]
     policy = read_policy(source, request, base, head)
 
     def read_paths() -> tuple[list[str], int]:
-        with source.changed_paths(base, head) as read:
-            return read()
+        return source.changed_paths(base, head)
 
     paths, files = read_paths()
     plan = make_plan(policy.config, paths, changed_files=files, config_origin=policy.origin)
@@ -171,7 +170,6 @@ def in_process(repo: Path) -> tuple[float, list[float], list[tuple[str, float]]]
         ratios,
         [
             ("diff read (paths)", timed(read_paths)),
-            # A fresh matcher each time: one keeps what it worked out for its next call.
             (
                 "zone matching (compile too)",
                 timed(lambda: ZoneMatcher.compile(policy.config.zones).match(paths)),
