@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 from gradgate.bot.git.repository import GitRepository
 from gradgate.checks.base import CheckContext, CheckResult, Finding, Outcome, Severity
-from gradgate.checks.protected.check import ProtectedCheck, ProtectedSettings
+from gradgate.checks.protected.check import ProtectedCheck
+from gradgate.checks.protected.settings import ProtectedSettings
 
 from tests.gitrepo import GitRepo
 
