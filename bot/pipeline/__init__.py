@@ -42,7 +42,6 @@ from gradgate.checks.base import (
 )
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import GradgateError, UsageError
-from gradgate.checks.model.session import ModelSessions
 from gradgate.checks.sandbox.isolation import SandboxMode
 
 __all__ = [
@@ -144,7 +143,7 @@ def _only_planned(plan: Plan, only: Sequence[str] | None) -> None:
 
 def has_markers(repo: GitRepository, config: Config, head_sha: str) -> bool:
     """Whether any file at head mentions one of the `protected` check's markers."""
-    from gradgate.checks.protected.check import ProtectedSettings
+    from gradgate.checks.protected.settings import ProtectedSettings
 
     settings = settings_as(ProtectedSettings, config.settings_for("protected"))
     return repo.mentions(head_sha, settings.markers)
@@ -186,6 +185,10 @@ def run_request(
 
     ``hold`` (App mode) may keep a check waiting instead of running it now.
     """
+    # The model children and the sandbox behind them, imported here: `gradgate plan` never runs
+    # a check, and imports only what planning needs (issue 38).
+    from gradgate.checks.model.session import ModelSessions
+
     planned = plan_request(request, for_checks=True, progress=progress)
     results = []
     python = interpreter(request, planned.policy.config, planned.repo.root)
