@@ -3,6 +3,10 @@ run, which reads every changed line, plans."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 from gradgate.bot.git.repository import GitRepository
 from gradgate.bot.pipeline import Request, plan_request
@@ -78,3 +82,35 @@ def test_a_listing_git_could_not_give_is_a_git_error(project: GitRepo) -> None:
     with pytest.raises(GitError, match="ls-tree"):
         source.listing(blob)
     assert "src/pkg1/io/read_cache_1.py\0" in source.listing(source.resolve("pr"))
+
+
+# `gradgate plan` as a fresh process runs it; prints the plan's zones and what was imported.
+PLAN_COMMAND = """
+import contextlib, io, json, sys
+from gradgate.bot.doors.cli import main
+out = io.StringIO()
+argv = ["plan", "--repo", sys.argv[1], "--base", "main", "--head", "pr", "--format", "json"]
+with contextlib.redirect_stdout(out):
+    code = main(argv)
+print(json.dumps({"exit": code, "plan": json.loads(out.getvalue()), "modules": list(sys.modules)}))
+"""
+
+
+def test_the_plan_command_imports_only_what_planning_needs(project: GitRepo) -> None:
+    """Issue 38: no check's implementation (the registry loads one to run it), no model
+    session or sandbox runner, no torch (DESIGN), and no template engine for JSON."""
+    done = subprocess.run(
+        [sys.executable, "-c", PLAN_COMMAND, str(project.root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["exit"] == 0 and set(got["plan"]["zones"]) == {"models", "configs", "cache"}
+    modules = set(got["modules"])
+    checks = {m for m in modules if m.startswith("gradgate.checks.") and m.endswith(".check")}
+    assert not checks
+    unwanted = {"torch", "jinja2", "gradgate.checks.model.session", "gradgate.checks.sandbox.run"}
+    assert not modules & unwanted
