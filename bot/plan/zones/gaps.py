@@ -15,7 +15,7 @@ entry where a cheaper question has the same answer:
   the pattern's literal beginning: a slice of the sorted entries, found by bisection;
 - a pattern of one segment at any depth matches iff the segment matches an entry's last name
   (for a pattern of directories, `layers/`, a name followed by `/`): a literal one (`model.py`)
-  is looked up in the set of every entry's last name, built as git lists them, and any other
+  is looked up in the set of every entry's last name, built when first needed, and any other
   is asked of that set; `*.yaml` is a substring search of all the entries (`.yaml` before the
   NUL that ends an entry, or before a `/` for a directory's name);
 - any other pattern, and every pattern in a repository with a line break in a path (where `$`
