@@ -32,6 +32,8 @@ ROWS: list[Any] = [
     float("nan"),
     {"a": [], "b": {}, "c": [[]], "d": [{}]},
     {"paths": ["src/a.py", "é/ü.py", 'quo"te\\', "tab\tnew\nline", "\x00\x1f", "😀"]},
+    {"plain": ["src/a.py", "", "a b/~!#$%&'()*+,-./:;<=>?@[]^_`{|}.md"]},
+    {"one each": [["a", "\x7f"], ["a", '"'], ["a", "\\"], ["a", "é"], ["a", "\n"]]},
     {"mixed": ["a", 1, None, ["b"], {"c": "d"}], "tuple": ("x", "y")},
     {3: "int key", 2.5: "float key", True: "bool key", None: "none key", "s": Kind.ZONE},
     [Kind.ZONE, Level.HIGH, {Kind.ZONE: Level.HIGH}],
