@@ -186,7 +186,8 @@ def figure(name: str, value: str, target: str, ok: bool) -> str:
 
 def main() -> int:
     from gradgate.bot.git.repository import GitRepository
-    from gradgate.checks.api_contract.check import ApiContractCheck, ApiContractSettings
+    from gradgate.checks.api_contract.check import ApiContractCheck
+    from gradgate.checks.api_contract.settings import ApiContractSettings
     from gradgate.checks.base import CheckResult
     from gradgate.checks.context import CheckContext
     from gradgate.checks.gradient.edits import gradient_edits, needs_parse

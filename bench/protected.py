@@ -118,7 +118,8 @@ def figure(name: str, value: str, target: str, ok: bool) -> str:
 def main() -> int:
     from gradgate.bot.git.repository import GitRepository
     from gradgate.checks.context import CheckContext
-    from gradgate.checks.protected.check import ProtectedCheck, ProtectedSettings
+    from gradgate.checks.protected.check import ProtectedCheck
+    from gradgate.checks.protected.settings import ProtectedSettings
 
     base, head = module(edited=False), module(edited=True)
     with tempfile.TemporaryDirectory(prefix="gradgate-bench-") as tmp:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import select
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, TypeVar
@@ -135,30 +134,6 @@ class Started:
     wait: Callable[[], None]  # reaps it; a GitError saying why when it failed (or was killed)
 
 
-PathSink = Callable[[list[str]], object]  # takes the paths of a diff a batch at a time
-
-
-@dataclass(frozen=True)
-class Pending:
-    """The paths a `git diff` still running will give: call it to read them (and wait for git),
-    each batch handed to ``on_paths`` as soon as git has written it; ``ready`` asks, without
-    waiting, whether git has got that far."""
-
-    read: Callable[[PathSink | None], tuple[list[str], int]]
-    git: Started
-
-    def __call__(self, on_paths: PathSink | None = None) -> tuple[list[str], int]:
-        return self.read(on_paths)
-
-    def ready(self) -> bool:
-        """Whether git has written something, or exited: for a diff, its work is then done.
-        True where a pipe cannot be polled (Windows): nothing is put off waiting for it."""
-        try:
-            return bool(select.select([self.git.stdout], [], [], 0)[0])
-        except (OSError, ValueError):
-            return True
-
-
 def read(git: Started, reader: Callable[[IO[bytes]], _T]) -> _T:
     """What ``reader`` makes of git's output, with git reaped; a failed git is a GitError.
 
@@ -183,14 +158,3 @@ def stop(git: Started) -> None:
         git.kill()
         with contextlib.suppress(GitError):
             git.wait()
-
-
-def ahead(git: Started) -> Started:
-    """``git`` with room to write ahead of its reader: a 1 MB pipe where Linux allows one (not
-    the 64 KB default), so a git read a batch at a time between other work is not stopped at
-    every batch. The default elsewhere, or where the limit is lower."""
-    with contextlib.suppress(ImportError, AttributeError, OSError, ValueError):
-        import fcntl  # (not on Windows)
-
-        fcntl.fcntl(git.stdout.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
-    return git

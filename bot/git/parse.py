@@ -9,7 +9,7 @@ not parse is a GitError.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import IO
 
 from gradgate.checks.diff import ChangeStatus, FileChange, LineSpan
@@ -30,67 +30,13 @@ _ONE_PATH = frozenset("AMDT")  # the statuses of `--name-status` records with a 
 _Raw = tuple[str, str, str | None, str, str]
 
 
-def read_name_status(
-    stream: IO[bytes], on_paths: Callable[[list[str]], object] | None = None
-) -> tuple[list[str], int]:
+def read_name_status(stream: IO[bytes]) -> tuple[list[str], int]:
     """Every path `git diff --name-status -z` names (both sides of a rename), and the file count.
 
     The planner's path: it needs paths only, and on a 100,000-file diff building FileChanges
-    costs more than git's own run. Read as git writes it (~30 ms for 100,000 files): each run
-    of whole fields is decoded while git writes the next, as a field never holds a NUL, and the
-    paths of its whole records go to ``on_paths`` (the zone matcher) right away.
+    costs more than git's own run.
     """
-    fields: list[str] = []
-    rest = b""
-    at = sent = 0  # the field where the next record starts; the paths handed over
-    while chunk := stream.read(1 << 18):  # a quarter of the pipe git writes ahead into
-        chunk = rest + chunk
-        cut = chunk.rfind(b"\0") + 1
-        fields += chunk[:cut].decode("utf-8", "surrogateescape").split("\0")
-        fields.pop()  # the empty field after the chunk's last NUL
-        rest = chunk[cut:]
-        if on_paths is not None and at >= 0:
-            batch, at = _whole_records(fields, at)
-            if batch:
-                sent += len(batch)
-                on_paths(batch)
-    fields.append(rest.decode("utf-8", "surrogateescape"))  # "": the output ends with a NUL
-    paths, files = _name_status(fields)
-    if on_paths is not None and sent < len(paths):
-        on_paths(paths[sent:])
-    return paths, files
-
-
-def _whole_records(fields: list[str], at: int) -> tuple[list[str], int]:
-    """The paths of the whole records from the field ``at`` on (the last one's paths may be
-    still to come), and where the next record starts; -1 there at a status not known here:
-    then the records from there on are handed over once `_name_status` has read them all."""
-    pairs = (len(fields) - at) // 2 * 2
-    if pairs and set(fields[at : at + pairs : 2]) <= _ONE_PATH:  # exact: see `_name_status`
-        return fields[at + 1 : at + pairs : 2], at + pairs
-    paths: list[str] = []
-    while at < len(fields):
-        letter = fields[at][:1]
-        if letter not in _STATUS:
-            return paths, -1
-        width = 2 if letter in "RC" else 1
-        if at + width >= len(fields):
-            break
-        paths += fields[at + 1 : at + 1 + width]
-        at += 1 + width
-    return paths, at
-
-
-def path_batches(stream: IO[bytes]) -> Iterator[str]:
-    """What `git ls-tree -z --name-only` writes, as text a 64 KB read at a time, cut after a NUL:
-    whole paths, each ended by a NUL."""
-    rest = b""
-    while chunk := stream.read(1 << 16):
-        chunk = rest + chunk
-        cut = chunk.rfind(b"\0") + 1
-        if cut:
-            yield chunk[:cut].decode("utf-8", "surrogateescape")
-        rest = chunk[cut:]  # (git ends every path with a NUL: only a killed git leaves some)
+    return _name_status(stream.read().decode("utf-8", "surrogateescape").split("\0"))
 
 
 def _name_status(fields: list[str]) -> tuple[list[str], int]:

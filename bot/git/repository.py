@@ -22,7 +22,7 @@ from pathlib import Path
 import git
 from git.exc import GitCommandError, GitCommandNotFound
 from gradgate.bot.git import cmdline as gitcmd
-from gradgate.bot.git.parse import GITLINK, parse_with_lines, path_batches, read_name_status
+from gradgate.bot.git.parse import GITLINK, parse_with_lines, read_name_status
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import GitError
 
@@ -104,28 +104,16 @@ class GitRepository:
             self._name_unknown(base_sha, head_sha)
             raise
 
-    @contextlib.contextmanager
-    def changed_paths(self, base_sha: str, head_sha: str) -> Iterator[gitcmd.Pending]:
-        """The paths ``base_sha..head_sha`` touches (a rename under both) and how many files,
-        from git started now and read when called (``ready()``: git is done). git does most of
-        its work on a 100,000-file diff before writing anything; the planner reads the config
-        and the files at head meanwhile, then git writes ahead of the batches being matched
-        (`ahead`). Leaving the block stops a git not read."""
+    def changed_paths(self, base_sha: str, head_sha: str) -> tuple[list[str], int]:
+        """The paths ``base_sha..head_sha`` touches (a rename under both) and how many files:
+        all the planner needs of a diff, without the patch :meth:`changes` reads."""
         gitcmd.check_rev(base_sha, head_sha)
         args = (*gitcmd.NAME_STATUS_DIFF, base_sha, head_sha, "--")
-        started = gitcmd.ahead(self._start(*args, isolated=True))
-
-        def result(on_paths: gitcmd.PathSink | None) -> tuple[list[str], int]:
-            try:
-                return gitcmd.read(started, lambda out: read_name_status(out, on_paths))
-            except GitError:
-                self._name_unknown(base_sha, head_sha)
-                raise
-
         try:
-            yield gitcmd.Pending(result, started)
-        finally:
-            gitcmd.stop(started)  # not read: the caller failed first
+            return gitcmd.read(self._start(*args, isolated=True), read_name_status)
+        except GitError:
+            self._name_unknown(base_sha, head_sha)
+            raise
 
     def read(self, revision: str, path: str) -> bytes | None:
         """The file's bytes at ``revision``; None when absent there, a directory or a submodule."""
@@ -207,23 +195,13 @@ class GitRepository:
         # Each entry is "<mode> <type> <sha>\t<path>".
         return tuple(e.split("\t", 1)[1] for e in entries if e and not e.startswith(GITLINK))
 
-    @contextlib.contextmanager
-    def listing(self, sha: str) -> Iterator[Iterator[str]]:
+    def listing(self, sha: str) -> str:
         """Every path git tracks at the commit ``sha`` (a full SHA), submodules and every
-        directory above them included, in git's order: text, each path ended by a NUL, a batch
-        at a time as git writes them, read in the caller's thread (git waits meanwhile); after
-        the last, git is reaped (a GitError if it failed). For bot.plan.unmatched."""
+        directory above them included, in git's order, each ended by a NUL. For
+        bot.plan.zones.gaps."""
         gitcmd.check_rev(sha)
-        started = gitcmd.ahead(self._start(*gitcmd.LS_TREE, sha))
-
-        def batches() -> Iterator[str]:
-            yield from path_batches(started.stdout)
-            started.wait()
-
-        try:
-            yield batches()
-        finally:
-            gitcmd.stop(started)  # not read to the end: the caller failed first
+        started = self._start(*gitcmd.LS_TREE, sha)
+        return gitcmd.read(started, lambda out: out.read().decode("utf-8", "surrogateescape"))
 
     def _tree(self, revision: str) -> git.Tree:
         sha = revision if gitcmd.FULL_SHA.fullmatch(revision) else self.resolve(revision)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from gradgate.bot.config.model import Config, config_hash
 from gradgate.bot.git.repository import GitRepository
-from gradgate.bot.pipeline.paths import read_while_git_works, zone_gaps
 from gradgate.bot.pipeline.policy import (
     Policy,
     Request,
@@ -30,6 +29,7 @@ from gradgate.bot.plan.plan import (
     zones_for_check,
 )
 from gradgate.bot.plan.python_edits import PYTHON, PythonEdits, classify
+from gradgate.bot.plan.zones.gaps import Tracked, unmatched
 from gradgate.bot.report.lines import diff_lines
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
@@ -37,7 +37,6 @@ from gradgate.checks.base import CheckResult, CheckSettings, Outcome, settings_a
 from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import GradgateError, UsageError
-from gradgate.checks.model.session import ModelSessions
 from gradgate.checks.sandbox.isolation import SandboxMode
 
 __all__ = [
@@ -89,17 +88,15 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
             f"the head `{request.head}` is already part of the base `{request.base}` (an "
             "ancestor of it), so there is no change to check; did you swap --base and --head?"
         )
+    policy = read_policy(repo, request, base_sha, head_sha)  # 1 config
+    progress("reading the diff")  # 2 diff
     changes: tuple[FileChange, ...] = ()
-    zones = None
     if for_checks:
-        policy = read_policy(repo, request, base_sha, head_sha)  # 1 config
-        progress("reading the diff")
-        changes = repo.changes(base_sha, head_sha)  # 2 diff
+        changes = repo.changes(base_sha, head_sha)
         paths, files = changed_paths(changes), len(changes)
-        gaps = zone_gaps(policy.config, repo, head_sha)
-    else:  # steps 1-3 while git works out the diff (bot.pipeline.paths)
-        read = read_while_git_works(repo, request, base_sha, head_sha, progress)
-        policy, paths, files, zones, gaps = read
+    else:
+        paths, files = repo.changed_paths(base_sha, head_sha)
+    gaps = zone_gaps(policy.config, repo, head_sha)
     edits = python_edits(repo, base_sha, head_sha, paths)
     plan = make_plan(  # 3 zones, 4 plan
         policy.config,
@@ -107,7 +104,6 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
         changed_files=files,
         config_origin=policy.origin,
         only=request.only,
-        zones=zones,
         non_semantic=edits.non_semantic,
         gradient_edits=edits.gradient,
         unscanned=edits.unscanned,
@@ -118,6 +114,14 @@ def plan_request(request: Request, *, for_checks: bool, progress: Progress = _qu
         plan = replace(plan, config_uncommitted=True)
     _only_planned(plan, request.only)
     return Planned(repo, base_sha, head_sha, policy, changes, plan)
+
+
+def zone_gaps(config: Config, repo: GitRepository, head_sha: str) -> dict[str, tuple[str, ...]]:
+    """The zone patterns that match no file at head (bot.plan.zones.gaps); none without zones
+    (and git's listing is then not read)."""
+    if not config.zones:
+        return {}
+    return unmatched(config.zones, Tracked(repo.listing(head_sha)))
 
 
 def _only_planned(plan: Plan, only: Sequence[str] | None) -> None:
@@ -134,7 +138,7 @@ def _only_planned(plan: Plan, only: Sequence[str] | None) -> None:
 
 def has_markers(repo: GitRepository, config: Config, head_sha: str) -> bool:
     """Whether any file at head mentions one of the `protected` check's markers."""
-    from gradgate.checks.protected.check import ProtectedSettings
+    from gradgate.checks.protected.settings import ProtectedSettings
 
     settings = settings_as(ProtectedSettings, config.settings_for("protected"))
     return repo.mentions(head_sha, settings.markers)
@@ -176,6 +180,10 @@ def run_request(
 
     ``hold`` (App mode) may keep a check waiting instead of running it now.
     """
+    # The model children and the sandbox behind them, imported here: `gradgate plan` never runs
+    # a check, and imports only what planning needs (issue 38).
+    from gradgate.checks.model.session import ModelSessions
+
     planned = plan_request(request, for_checks=True, progress=progress)
     results = []
     python = interpreter(request, planned.policy.config, planned.repo.root)

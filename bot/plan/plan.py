@@ -76,7 +76,7 @@ class Plan:
     config_origin: ConfigOrigin
     config_changed: bool  # the PR edits .gradgate.yml (takes effect after merge)
     owners: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    # Zone -> its include patterns that match no file at head (bot.plan.unmatched): a warning,
+    # Zone -> its include patterns that match no file at head (bot.plan.zones.gaps): a warning,
     # since a file renamed out of its zone is how protection rots.
     unmatched: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # How many zones the config has; None: not known (a plan read from an older gradgate's JSON).
@@ -131,7 +131,6 @@ def make_plan(
     changed_files: int,
     config_origin: ConfigOrigin,
     only: Collection[str] | None = None,
-    zones: Mapping[str, tuple[str, ...]] | None = None,
     non_semantic: Collection[str] = frozenset(),
     gradient_edits: Sequence[GradientEdit] = (),
     unscanned: Sequence[str] = (),
@@ -143,11 +142,9 @@ def make_plan(
     leaves the program the same (see `comment_only`), which do not trigger checks that run
     code; ``gradient_edits`` and ``unscanned``: gradient-sensitive edits found, and the paths
     not read for them (see `python_edits`), which may run the gradient check anywhere;
-    ``unmatched``: the zone patterns that match no file at head (see `unmatched`);
-    ``markers_at_head``: whether any file at head mentions a marker (asked only without zones);
-    ``zones``: the zones the paths are in, where the caller matched them already."""
-    if zones is None:
-        zones = ZoneMatcher.compile(config.zones).match(paths)
+    ``unmatched``: the zone patterns that match no file at head (see `zones.gaps`);
+    ``markers_at_head``: whether any file at head mentions a marker (asked only without zones)."""
+    zones = ZoneMatcher.compile(config.zones).match(paths)
     zone_by_name = {z.name: z for z in config.zones}
     by_check: dict[str, list[str]] = {}  # check -> the touched zones requiring it, in order
     for z in zones:

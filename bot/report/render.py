@@ -9,13 +9,13 @@ failures kept on top. Values are escaped for their format by the templates' filt
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from gradgate.bot.plan.plan import Plan, PlannedCheck, ReasonKind
+from gradgate.bot.report.json_text import indented
 from gradgate.bot.report.lines import DiffLines
 from gradgate.bot.report.tidy import one_line
 from gradgate.bot.report.verdict import Verdict
@@ -211,7 +211,7 @@ def render(report: Report, fmt: Format, *, limit: int | None = BODY_LIMIT) -> st
     """``limit``: the most characters a markdown body may have (None: no bound, for a caller
     that splits it itself); the report shrinks until it fits, verdict and first failures kept."""
     if fmt == "json":
-        return json.dumps(as_json(report), indent=2) + "\n"
+        return indented(as_json(report)) + "\n"
     if fmt == "text":
         return render_template("report.txt.j2", **_context(report, fmt, TEXT_LIMITS))
     for limits in MARKDOWN_LIMITS:
@@ -223,7 +223,7 @@ def render(report: Report, fmt: Format, *, limit: int | None = BODY_LIMIT) -> st
 
 def render_plan(plan: Plan, fmt: Literal["text", "json"]) -> str:
     if fmt == "json":
-        return json.dumps(plan.as_json(), indent=2) + "\n"
+        return indented(plan.as_json()) + "\n"
     skipped = [
         Row(planned=c, outcome=Outcome.SKIPPED, result=None) for c in plan.checks if not c.run
     ]

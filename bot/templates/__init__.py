@@ -10,10 +10,12 @@ import re
 import shlex
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
 from gradgate.bot.templates import escape
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 def _fence(text: str) -> str:
@@ -53,6 +55,8 @@ def _duration(seconds: float) -> str:
 
 @cache
 def _environment() -> jinja2.Environment:
+    import jinja2  # when a template is first rendered: `gradgate plan --format json` renders none
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent),
         undefined=jinja2.StrictUndefined,
@@ -89,6 +93,8 @@ def render_template(name: str, **values: Any) -> str:
 
 @cache
 def _workflow_environment() -> jinja2.Environment:
+    import jinja2
+
     # GitHub Actions writes its own expressions as ${{ ... }}: workflow templates mark gradgate's
     # values with << ... >> instead, so GitHub's stay verbatim.
     return jinja2.Environment(

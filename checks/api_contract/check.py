@@ -31,33 +31,12 @@ from gradgate.checks.api_contract.findings import (
 )
 from gradgate.checks.api_contract.losses import NEEDLES, loss_calls, swapped_by_name, swapped_from
 from gradgate.checks.api_contract.names import module_name
+from gradgate.checks.api_contract.settings import ApiContractSettings
 from gradgate.checks.api_contract.signatures import headers, signatures
 from gradgate.checks.api_contract.sources import Sources
 from gradgate.checks.base import Checking, CheckResult, CheckSettings, Finding, finish
 from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import ChangeStatus, FileChange
-from pydantic import Field
-
-
-class ApiContractSettings(CheckSettings):
-    """Settings of the `api-contract` check."""
-
-    watch: tuple[str, ...] = Field(
-        default=(),
-        description=(
-            "Qualified names of functions and methods whose signatures are compared wherever "
-            "they live, besides those in zones that require the check; `*` matches any part, "
-            "e.g. `mypkg.losses.*` or `mypkg.metrics.Accuracy.update`."
-        ),
-    )
-    losses: bool = Field(
-        default=True,
-        strict=True,
-        description=(
-            "Flag calls of asymmetric torch losses (`F.cross_entropy`, `nn.NLLLoss()`...) whose "
-            "arguments look swapped, by their names or against the same call at base."
-        ),
-    )
 
 
 class ApiContractCheck(Checking[ApiContractSettings]):

@@ -7,7 +7,8 @@ tokenize) with their context; ``scan`` reads both revisions of a file and refuse
 cannot compare; ``lines`` maps base lines to head lines; ``match`` (Python) and ``text_match``
 pair base units with head units, the original position first; ``findings`` words the result
 (``diffs`` the diffs it shows, ``file_notes`` what it says of a file it could not compare);
-``check`` is the entry point the registry lists; ``advice`` warns about what the user marked
-that protects nothing (a marker word that is no marker, a marker with no statement to guard).
+``check`` is the entry point the registry lists (``settings``: what a config may set, read
+without loading the check); ``advice`` warns about what the user marked that protects nothing
+(a marker word that is no marker, a marker with no statement to guard).
 ``head_side`` adds to a blocking finding the head line of its statement, which GitHub can mark.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Annotated, ClassVar
+from typing import ClassVar
 
 from gradgate.checks.base import Checking, CheckResult, CheckSettings, Finding, finish
 from gradgate.checks.context import CheckContext
@@ -30,26 +30,7 @@ from gradgate.checks.protected.markers import Unit, compile_markers, is_python
 from gradgate.checks.protected.match import Fate, Pairing
 from gradgate.checks.protected.python_units import PythonFile
 from gradgate.checks.protected.scan import FileScan, Side, parse_quietly, read_side, scan_file
-from pydantic import AfterValidator, Field
-
-
-def _marker(text: str) -> str:
-    # A blank marker would be found in every comment; a marker spans one line of a comment.
-    if not text.strip():
-        raise ValueError("a marker must contain text, not only whitespace")
-    if "\n" in text or "\r" in text:
-        raise ValueError("a marker must fit on one line")
-    return text
-
-
-class ProtectedSettings(CheckSettings):
-    """Settings of the `protected` check."""
-
-    markers: tuple[Annotated[str, AfterValidator(_marker)], ...] = Field(
-        default=("NO_REFAC", "DON'T TOUCH"),
-        min_length=1,
-        description="Comment markers (a comment's first word) that protect what they annotate.",
-    )
+from gradgate.checks.protected.settings import ProtectedSettings
 
 
 class ProtectedCheck(Checking[ProtectedSettings]):

@@ -64,11 +64,6 @@ def commit_index(repo: GitRepo, message: str) -> str:
     return repo.git("rev-parse", "HEAD")
 
 
-def paths_of(source: GitRepository, base: str, head: str) -> tuple[list[str], int]:
-    with source.changed_paths(base, head) as read:
-        return read()
-
-
 # --- statuses and line spans -------------------------------------------------------------------
 
 
@@ -281,7 +276,8 @@ def test_odd_paths_come_back_exactly(repo: GitRepo, path: str) -> None:
     assert set(by_path) == {path, f"{path}.moved"}
     assert by_path[f"{path}.moved"].old_path == "renamed.py"
     assert by_path[path].new_lines == spans((2, 2))
-    assert sorted(paths_of(source, base, head)[0]) == sorted([path, "renamed.py", f"{path}.moved"])
+    paths = source.changed_paths(base, head)[0]
+    assert sorted(paths) == sorted([path, "renamed.py", f"{path}.moved"])
     assert source.read(head, path) == b"a\nb\n"
     assert path in source.list_files(head)
 
@@ -300,8 +296,7 @@ def test_names_only_agrees_with_full_read_except_spans_and_binary(repo: GitRepo)
     source = GitRepository(repo.root)
 
     full = source.changes(base, head)
-    with source.changed_paths(base, head) as read:
-        paths, files = read()
+    paths, files = source.changed_paths(base, head)
 
     assert sorted(paths) == sorted(p for c in full for p in c.paths)
     assert files == len(full)
@@ -314,8 +309,7 @@ def test_empty_diff_is_empty(repo: GitRepo) -> None:
     source = GitRepository(repo.root)
 
     assert source.changes(sha, sha) == ()
-    with source.changed_paths(sha, sha) as read:
-        assert read() == ([], 0)
+    assert source.changed_paths(sha, sha) == ([], 0)
 
 
 def test_user_git_config_does_not_change_the_result(repo: GitRepo) -> None:
@@ -349,8 +343,8 @@ def test_user_git_config_does_not_change_the_result(repo: GitRepo) -> None:
         repo.git("config", key, value)
 
     assert diff(repo, base, head) == before
-    with GitRepository(repo.root).changed_paths(base, head) as read:
-        assert read() == ([p for c in before for p in c.paths], len(before))
+    paths = GitRepository(repo.root).changed_paths(base, head)
+    assert paths == ([p for c in before for p in c.paths], len(before))
     assert [(c.path, c.submodule) for c in before] == [
         ("dst/a b.py", False),
         ("vendor/lib", True),
@@ -381,7 +375,7 @@ def test_resolve_gives_full_shas(repo: GitRepo) -> None:
         pytest.param(lambda s, good: s.merge_base(good, "no-such-branch"), id="merge-base"),
         pytest.param(lambda s, good: s.diff_range(good, "no-such-branch"), id="range-head"),
         pytest.param(lambda s, good: s.diff_range("no-such-branch", good), id="range-base"),
-        pytest.param(lambda s, good: paths_of(s, good, "no-such-branch"), id="paths"),
+        pytest.param(lambda s, good: s.changed_paths(good, "no-such-branch"), id="paths"),
         pytest.param(lambda s, good: s.read("no-such-branch", "a.py"), id="read"),
         pytest.param(lambda s, good: s.list_files("no-such-branch"), id="list-files"),
         pytest.param(lambda s, good: s.checkout("no-such-branch").__enter__(), id="checkout"),
@@ -517,22 +511,6 @@ def test_diff_range_of_what_is_not_a_commit_is_an_unknown_revision(repo: GitRepo
 
     with pytest.raises(GitError, match="unknown revision"):
         GitRepository(repo.root).diff_range("main", rev)
-
-
-def test_leaving_a_started_diff_unread_stops_git_and_keeps_the_callers_error(
-    repo: GitRepo,
-) -> None:
-    base = repo.commit("base")
-    for n in range(200):
-        repo.write(f"pkg/m{n}.py", f"{n}\n")
-    head = repo.commit("head")
-    source = GitRepository(repo.root)
-
-    with pytest.raises(RuntimeError, match="config failed"), source.changed_paths(base, head):
-        raise RuntimeError("config failed")
-    with source.changed_paths(base, head) as diff:  # still usable afterwards
-        paths, files = diff()
-    assert files == len(paths) == 200
 
 
 def test_a_parse_failure_mid_diff_reaches_the_caller_and_stops_git(
@@ -762,7 +740,7 @@ def test_hundred_thousand_file_diff_is_read_whole(repo: GitRepo) -> None:
     source = GitRepository(repo.root)
 
     full = source.changes("base", "head")
-    names, files = paths_of(source, "base", "head")
+    names, files = source.changed_paths("base", "head")
 
     assert files == len(full) == count
     assert {c.status for c in full} == {ChangeStatus.MODIFIED}
@@ -783,7 +761,7 @@ def test_changed_paths_agree_with_changes_and_count_a_rename_as_one_file(repo: G
     repo.write("new\nline.py", "x = 1\n")
     head = repo.commit("head")
     source = GitRepository(repo.root)
-    paths, files = paths_of(source, base, head)
+    paths, files = source.changed_paths(base, head)
     changes = source.changes(base, head)
     assert files == len(changes) == 4
     assert sorted(paths) == sorted(p for c in changes for p in c.paths)
@@ -793,14 +771,7 @@ def test_changed_paths_agree_with_changes_and_count_a_rename_as_one_file(repo: G
 def test_changed_paths_of_an_unknown_revision_names_it(repo: GitRepo) -> None:
     base = repo.commit("base")
     with pytest.raises(GitError, match="deadbeef"):
-        paths_of(GitRepository(repo.root), base, "deadbeef" * 5)
-
-
-class Trickle(io.BytesIO):
-    """git's output arriving a few bytes at a time: fields and characters cut anywhere."""
-
-    def read(self, size: int | None = -1) -> bytes:
-        return super().read(3)
+        GitRepository(repo.root).changed_paths(base, "deadbeef" * 5)
 
 
 @pytest.mark.parametrize(
@@ -811,24 +782,14 @@ class Trickle(io.BytesIO):
         (b"M\0a\0R100\0old\0new\0M\0z\0", ["a", "old", "new", "z"], 3),  # a rename: 2 paths
         (b"R087\0o\0n\0", ["o", "n"], 1),
         (b"A\0M\0M\0A\0", ["M", "A"], 2),  # paths named like statuses
-        ("M\0modèle €.py\0".encode(), ["modèle €.py"], 1),  # cut inside a character
+        ("M\0modèle €.py\0".encode(), ["modèle €.py"], 1),
         (b"M\0bad\xff.py\0", ["bad\udcff.py"], 1),  # not UTF-8: kept, as git's bytes
     ],
 )
-def test_name_status_is_read_whole_however_git_cuts_its_output(
+def test_name_status_gives_every_path_and_counts_a_rename_once(
     out: bytes, paths: list[str], files: int
 ) -> None:
     assert read_name_status(io.BytesIO(out)) == (paths, files)
-    assert read_name_status(Trickle(out)) == (paths, files)
-    # The planner matches zones a batch at a time as git writes: the batches are the paths.
-    for stream in (io.BytesIO(out), Trickle(out)):
-        batches: list[list[str]] = []
-        assert read_name_status(stream, batches.append) == (paths, files)
-        assert [p for batch in batches for p in batch] == paths
-    if out:  # a few bytes at a time, paths come before the end
-        batches = []
-        read_name_status(Trickle(out), batches.append)
-        assert len([b for b in batches if b]) > 1 or files == 1
 
 
 def test_name_status_with_an_unknown_status_is_a_git_error() -> None:

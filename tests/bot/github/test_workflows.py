@@ -135,9 +135,9 @@ def test_init_workflows_never_overwrites_without_force(
     assert written[0].read_text() != "# mine\n"
 
 
-def test_the_readme_recipe_passes_both(tmp_path: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Use it in GitHub Actions", 1)[1]
+def test_the_one_job_recipe_passes_both(tmp_path: Path) -> None:
+    page = (ROOT / "docs" / "doors" / "action.md").read_text(encoding="utf-8")
+    section = page.split("\n## One job\n", 1)[1]
     recipe = section.split("```yaml\n", 1)[1].split("```", 1)[0]
     path = tmp_path / "gradgate.yml"
     path.write_text(recipe.replace("OWNER/gradgate@FULL_COMMIT_SHA", ACTION), encoding="utf-8")

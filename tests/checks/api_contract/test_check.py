@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gradgate.bot.git.repository import GitRepository
-from gradgate.checks.api_contract.check import ApiContractCheck, ApiContractSettings
+from gradgate.checks.api_contract.check import ApiContractCheck
+from gradgate.checks.api_contract.settings import ApiContractSettings
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
 from gradgate.checks.context import CheckContext
 

@@ -9,7 +9,8 @@ import pytest
 from gradgate.bot.git.repository import GitRepository
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
 from gradgate.checks.context import CheckContext
-from gradgate.checks.protected.check import ProtectedCheck, ProtectedSettings
+from gradgate.checks.protected.check import ProtectedCheck
+from gradgate.checks.protected.settings import ProtectedSettings
 
 from tests.gitrepo import GitRepo
 

@@ -1,8 +1,8 @@
-"""A `ZoneMatcher`'s memo tables: what decides for each directory, name and pair of them.
+"""One match's memo tables: what decides for each distinct directory, name and pair of them.
 
 Asked per zone and path, a 100,000-path diff and 500 patterns is 50M regex calls. Instead:
 
-1. ``zone_index`` cuts every pattern's pathspec regex in two: what the *directory* part of a
+1. ``index`` cuts every pattern's pathspec regex in two: what the *directory* part of a
    path decides ("<dir>/" matches `src/**/`) and what the *name* decides (`*.py`). Patterns that
    do not cut cleanly send their zone to plain pathspec (``ZoneMatcher.slow``).
 2. Each distinct directory gets a **state** (``Side``): the rules that matched it or one of its
@@ -30,14 +30,47 @@ once per distinct directory or name. Words used below:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 
-from gradgate.bot.plan.zone_index import NONE, ROOT, DirTest, PatternIndex
-from gradgate.bot.plan.zone_sides import Adds, Candidates, Dir, Side
+from gradgate.bot.plan.zones.index import NONE, ROOT, DirTest, PatternIndex
+
+Adds = tuple[Callable[[str], None], ...]  # the `list.append` of each zone a path is in
+Candidates = tuple[list[DirTest], list[DirTest], tuple[tuple[str, ...], tuple[str, ...]]]
+
+
+@dataclass(slots=True, eq=False)
+class Side:
+    """What a directory (a state) or a name (a class) decides, shared by all alike."""
+
+    win: dict[int, int]  # zone -> winning rule (of a class: among those needing no part)
+    zones: frozenset[int]  # the zones it decides something in
+    mask: int  # winners' zones as bits, then those of the parts it has (or a class needs)
+    inc: frozenset[int]  # the zones its winners include
+    adds: Adds
+    parts: frozenset[int] = NONE  # a state's
+    cond: list[tuple[int, int]] = field(default_factory=list)  # a class's: (rule, part)
+    memo: dict[Side, Adds] = field(default_factory=dict)  # a state's, per class it meets
+    names: dict[str | tuple[str], Adds] = field(default_factory=dict)  # a state's, per name key
+
+
+@dataclass(slots=True, eq=False)
+class Dir:
+    """What a directory passes on to its subdirectories; shared by those where nothing ends."""
+
+    win: dict[int, int]  # zone -> winning rule among the tests matching "<dir>/"
+    key: frozenset[int]  # those rules: directories with equal keys and parts resolve alike
+    deep: frozenset[int]  # parts that hold here and below
+    plain: Dir | None = None  # its subdirectories' where nothing ends there
+    bare: Side | None = None  # the state of a directory with this one where no flat part holds
+    extra: bool = False  # whether `deep` holds parts only special names need (then, `deeps`)
+    # Its subdirectories' candidate tests by their names' ids: below a top directory, every
+    # directory sharing a Dir is under one top (a top directory's own is never shared).
+    cands: dict[frozenset[int], Candidates] = field(default_factory=dict)
 
 
 class MatchRun:
-    """Memo tables per directory, name, state and class, and each zone's `found` list: used by one
-    call at a time, and kept (the lists emptied) for the matcher's next call."""
+    """Memo tables per directory, name, state and class, and each zone's `found` list: one
+    `ZoneMatcher.match` call's."""
 
     def __init__(
         self, index: PatternIndex, found: list[list[str]], exact: Callable[[str], None]

@@ -1,7 +1,8 @@
 """Reading zone patterns: each pathspec regex cut into what the directory and the name decide.
 
-index_zones(zones)   every zone's gitignore patterns, as pathspec would compile them, indexed for
-                     `zones`' matcher: tests of "<dir>/", name classes, and the rules they offer
+index_zones(zones)   every zone's gitignore patterns, as pathspec would compile them, indexed
+                     for the matcher (``memo``): tests of "<dir>/", name classes, and the rules
+                     they offer
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from pathspec.util import NORMALIZE_PATH_SEPS
 # A path is in a zone iff `GitIgnoreSpec.from_lines(zone.paths).match_file(path)`, with
 # pathspec's pure "simple" backend. Each pattern's pathspec regex is cut, as pathspec's re2
 # backend cuts it, into what the directory decides and what the file name decides, so that
-# bot.plan.zones can ask each piece once per distinct directory or name. A pathspec regex is a head,
-# `^(?:.+/)?` (any depth) or `^` (root); a body of segments (literals, `[^/]*`, `[^/]+`, `[^/]`,
-# `[...]`) joined by `/` or `(?:/.+)?/`; a tail: `(?:(?P<ps_d>/)|$)` the path (priority 2) or a
-# directory above it (1), `(?P<ps_d>/)` a directory above it (1), `/` anything below a directory
-# (2). The winning match -- highest priority, then last -- includes the path or not. So:
+# bot.plan.zones.memo can ask each piece once per distinct directory or name. A pathspec regex
+# is a head, `^(?:.+/)?` (any depth) or `^` (root); a body of segments (literals, `[^/]*`,
+# `[^/]+`, `[^/]`, `[...]`) joined by `/` or `(?:/.+)?/`; a tail: `(?:(?P<ps_d>/)|$)` the path
+# (priority 2) or a directory above it (1), `(?P<ps_d>/)` a directory above it (1), `/` anything
+# below a directory (2). The winning match -- highest priority, then last -- includes the path
+# or not. So:
 # - a match ending in "/" lies within "<dir>/": a directory test, inherited by subdirectories;
 # - a `$` match of "<x>/<seg>" (seg without "/") is `<head><x>/` matching all of "<dir>/" (a
 #   "part") and seg the name; where both could match, the greedy head finds `$` first;
@@ -76,7 +78,7 @@ def _parse(regex: str) -> tuple[str, list[str], int] | None:
     return None if _DSTAR in _split(tokens)[1] else (head, tokens, kind)
 
 
-# The same readings, for bot.plan.unmatched, which asks each pattern on its own. A plan reads
+# The same readings, for bot.plan.zones.gaps, which asks each pattern on its own. A plan reads
 # each regex here and there: cached per process (callers never change the tokens they get).
 parse_regex = lru_cache(maxsize=8192)(_parse)
 literal = _literal
@@ -123,8 +125,8 @@ class DirTest:
     """A regex for "<dir>/"; it can end there only if the directory's name matches `last`.
 
     It can end at the end of "<dir>/" only if that ends with `tail` and starts with `lit`:
-    bot.plan.zones checks both, inline, before `hit`. "<dir>/" never starts with "/" and holds no
-    newline (such paths are odd: pathspec answers for them).
+    bot.plan.zones.memo checks both, inline, before `hit`. "<dir>/" never starts with "/" and
+    holds no newline (such paths are odd: pathspec answers for them).
     """
 
     source: str

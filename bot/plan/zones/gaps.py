@@ -15,7 +15,7 @@ entry where a cheaper question has the same answer:
   the pattern's literal beginning: a slice of the sorted entries, found by bisection;
 - a pattern of one segment at any depth matches iff the segment matches an entry's last name
   (for a pattern of directories, `layers/`, a name followed by `/`): a literal one (`model.py`)
-  is looked up in the set of every entry's last name, built as git lists them, and any other
+  is looked up in the set of every entry's last name, built when first needed, and any other
   is asked of that set; `*.yaml` is a substring search of all the entries (`.yaml` before the
   NUL that ends an entry, or before a `/` for a directory's name);
 - any other pattern, and every pattern in a repository with a line break in a path (where `$`
@@ -25,15 +25,15 @@ entry where a cheaper question has the same answer:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import cached_property
-from itertools import compress, repeat
-from operator import add, itemgetter
+from itertools import repeat
+from operator import itemgetter
 
 from gradgate.bot.config.patterns import gitignore_regex
 from gradgate.bot.config.zone import Zone
 from gradgate.bot.plan.safe_regex import compile_linear
-from gradgate.bot.plan.zone_index import literal, parse_regex
+from gradgate.bot.plan.zones.index import literal, parse_regex
 
 _ANY_NAME = "[^/]*"  # how pathspec writes `*` inside a segment
 _SLASH = repeat("/")
@@ -56,33 +56,14 @@ def includes(pattern: str) -> bool:
 
 
 class Tracked:
-    """The entries of one revision (files and directories), the last name of each, and the
-    directories among them.
+    """The entries of one revision (files and directories) as `git ls-tree -r -t -z` lists them,
+    and the last name of each, collected when first asked."""
 
-    Fed a batch at a time as git lists them (``feed``, in the thread that reads git), then asked
-    (``matches``). ``directories`` grows as they come, for the zone matcher to warm meanwhile:
-    an entry is a directory when the next one is inside it, as `git ls-tree -r -t` lists a
-    directory right before what it holds, and holds something (entries in another order leave
-    some out: only the warming is then less). The last names are collected when first asked.
-    """
-
-    def __init__(self, entries: Iterable[str] = ()) -> None:
-        self.entries: list[str] = []
-        self.directories: list[str] = []
-        self._text: list[str] = ["\0"]
-        if listed := "".join(f"{entry}\0" for entry in entries):
-            self.feed(listed)
-
-    def feed(self, text: str) -> None:
-        """Take the next entries, as git writes them: each ended by a NUL."""
-        self._text.append(text)
-        batch = text.split("\0")
-        batch.pop()  # the empty field after the last NUL
-        if batch and self.entries and batch[0].startswith(f"{self.entries[-1]}/"):
-            self.directories.append(self.entries[-1])  # the last batch's last entry
-        # Each entry and the next, in C: no string is made per entry but "<entry>/".
-        self.directories += compress(batch, map(str.startswith, batch[1:], map(add, batch, _SLASH)))
-        self.entries += batch
+    def __init__(self, listing: str) -> None:
+        """``listing``: git's text, each entry ended by a NUL."""
+        self.listing = f"\0{listing}"  # every entry between NULs: one string to search
+        self.entries = listing.split("\0")
+        self.entries.pop()  # the empty field after the last NUL
 
     @cached_property
     def names(self) -> set[str]:
@@ -94,11 +75,6 @@ class Tracked:
         # git lists in byte order already (then sorting is one pass); names that are not UTF-8
         # arrive as surrogates, which may sort differently.
         return sorted(self.entries)
-
-    @cached_property
-    def listing(self) -> str:
-        """Every entry between NULs, as `git ls-tree -z` writes them: one string to search."""
-        return "".join(self._text)
 
     @cached_property
     def odd(self) -> bool:

@@ -6,9 +6,9 @@ import random
 
 import pytest
 from gradgate.bot.config.model import Zone
-from gradgate.bot.plan.unmatched import Tracked, unmatched
+from gradgate.bot.plan.zones.gaps import Tracked, unmatched
 
-from tests.bot.plan.test_zones import random_path, random_zone, reference
+from tests.bot.plan.zones.test_match import random_path, random_zone, reference
 
 
 def entries(*files: str) -> list[str]:
@@ -21,7 +21,7 @@ def entries(*files: str) -> list[str]:
 
 
 def gaps(files: tuple[str, ...], *zones: Zone) -> dict[str, tuple[str, ...]]:
-    return unmatched(zones, Tracked(entries(*files)))
+    return unmatched(zones, Tracked("".join(f"{e}\0" for e in entries(*files))))
 
 
 FILES = (
@@ -102,29 +102,6 @@ def test_shortcuts_give_pathspecs_answer(
 
 def test_no_files_leave_every_include_pattern_unmatched() -> None:
     assert gaps((), Zone(name="z", paths=("*", "a/**"))) == {"z": ("*", "a/**")}
-
-
-def test_entries_fed_as_git_writes_them_in_pieces_give_the_same_answers() -> None:
-    tracked = Tracked()
-    listed = "".join(f"{e}\0" for e in entries(*FILES))
-    cut = listed.index("\0", len(listed) // 2) + 1
-    tracked.feed(listed[:cut])
-    tracked.feed(listed[cut:])
-    zone = Zone(name="z", paths=("train.py", "layers/", "*.md", "src/x/**"))
-    assert unmatched([zone], tracked) == {"z": ("src/x/**",)}
-
-
-def test_the_directories_are_known_as_they_come_wherever_git_cuts_its_listing() -> None:
-    """For the zone matcher to warm: each directory once, even where git's output is cut right
-    after it (its first entry then comes in the next batch); no file is taken for one."""
-    listed = [f"{e}\0" for e in entries(*FILES, "src/nanogpt/model.py.orig")]
-    directories = ["configs", "docs", "docs/guide", "src", "src/nanogpt", "src/nanogpt/layers"]
-    for cut in range(len(listed) + 1):
-        tracked = Tracked()
-        tracked.feed("".join(listed[:cut]))
-        tracked.feed("".join(listed[cut:]))
-        assert sorted(tracked.directories) == directories, cut
-        assert "train.py" in tracked.names and "layers" in tracked.names
 
 
 @pytest.mark.parametrize("seed", range(12))
