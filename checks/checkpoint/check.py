@@ -66,7 +66,6 @@ class CheckpointCheck:
                     sessions,
                     base_root=base_root,
                     head_root=head_root,
-                    scratch=sessions.scratch(),
                     device=device,
                 )
         except CheckError as exc:

@@ -39,6 +39,7 @@ BASE_PROGRAM = "checkpoint.child.programs:base"
 HEAD_PROGRAM = "checkpoint.child.programs:head"
 WARM_PROGRAM = "checkpoint.child.programs:warm"
 FROM_BASE = "(base model)"
+BASE_WEIGHTS = "base-weights.pt"  # what base's child saves in its exchange for the head child
 BASE_SEED = 0
 HEAD_SEED = 1  # another seed than base's, so a tensor that did not load changes the outputs
 
@@ -77,8 +78,8 @@ class _Children:
         self._ctx, self._settings, self._spec, self._device = ctx, settings, spec, device
         self._sessions = sessions
         self._deadline = time.monotonic() + settings.timeout_s
-        # Under bubblewrap a child sees only the two trees, the session's scratch folder (which
-        # it may write) and what is shared with it.
+        # Under bubblewrap a child sees only the two trees and what is shared with it, and
+        # writes only to its own folders (the base weights go through the session).
         self._readable = readable
 
     def warm(self, revision: str) -> None:
@@ -91,7 +92,20 @@ class _Children:
 
         threading.Thread(target=quietly, name="gradgate-checkpoint-warm", daemon=True).start()
 
-    def run(self, revision: str, kwargs: dict[str, Any], *, program: str | None = None) -> Any:
+    def hand_over(self, name: str) -> str:
+        """The path at which head's child reads the file ``name`` base's child saved."""
+        path = self._sessions.hand_over(
+            self._ctx,
+            self._settings,
+            spec=self._spec,
+            name=name,
+            timeout_s=self._left("base"),
+            device=self._device,
+            readable=self._readable,
+        )
+        return str(path)
+
+    def _left(self, revision: str) -> float:
         left = self._deadline - time.monotonic()
         if left <= 0:
             raise CheckError(
@@ -99,6 +113,10 @@ class _Children:
                 f"it could run the model at {revision}; raise `timeout_s` under "
                 "`checks: checkpoint:`."
             )
+        return left
+
+    def run(self, revision: str, kwargs: dict[str, Any], *, program: str | None = None) -> Any:
+        left = self._left(revision)
         return self._sessions.run(
             self._ctx,
             self._settings,
@@ -121,7 +139,6 @@ def run_session(
     *,
     base_root: Path,
     head_root: Path,
-    scratch: Path,
     device: str,
 ) -> Outcome:
     changed = {path for change in ctx.changes for path in change.paths}
@@ -132,9 +149,9 @@ def run_session(
     rules = settings.rules
     checked = [_Checked(r.name, r.label, r.file, r.read.entries) for _, r in ready]
     requests = [_with_runs(r.request(key=ref.key), rules) for ref, r in ready]
-    exchange = scratch / "base-weights.pt"
+    exchange = ""  # where head's child reads the weights base's child saved, once handed over
     # References live in either tree or, given as absolute paths, anywhere: each child may
-    # read both trees and those files; the base child hands its weights over in `scratch`.
+    # read both trees and those files.
     outside = [r.read.path for _, r in ready if Path(r.name).is_absolute()]
     children = _Children(ctx, settings, spec, sessions, device, readable=outside)
     equivalence = settings.equivalence
@@ -146,7 +163,7 @@ def run_session(
         base_kwargs: dict[str, Any] = {}
         if equivalence.enabled:
             base_kwargs["equivalence"] = {
-                "path": str(exchange),
+                "file": BASE_WEIGHTS,
                 "max_parameters": equivalence.max_parameters,
             }
         children.warm("head")  # while base runs, where there is a core for it
@@ -154,6 +171,8 @@ def run_session(
         base_model = ModelInfo.from_json(value["model"])
         base_equivalence = value.get("equivalence") or {}
         saved_base = bool(base_equivalence.get("saved"))
+        if saved_base:
+            exchange = children.hand_over(BASE_WEIGHTS)
         if base_equivalence.get("skipped"):
             findings.append(equivalence_skipped(base_equivalence.get("parameters")))
         if settings.checks_base:
@@ -164,7 +183,7 @@ def run_session(
     head_kwargs: dict[str, Any] = {"references": requests}
     if saved_base:
         head_kwargs["equivalence"] = {
-            "path": str(exchange),
+            "path": exchange,
             "migrations": rules,
             "atol": equivalence.atol,
             "rtol": equivalence.rtol,
@@ -194,7 +213,7 @@ def run_session(
     equivalence_request = None
     if saved_base:
         equivalence_request = {
-            "path": str(exchange),
+            "path": exchange,
             "atol": equivalence.atol,
             "rtol": equivalence.rtol,
         }
