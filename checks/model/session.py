@@ -113,7 +113,7 @@ class ModelSessions:
                             key="model", device=device, readable=readable)  # fmt: skip
         with self._lock:
             inbox = self._inbox(ctx.base_sha if to == "base" else ctx.head_sha)
-        into = _fresh_file(inbox, name, revision=to)
+        into = fresh_file(inbox, name, revision=to)
         try:
             asked.running.child.take(name, into, target=asked.parsed, timeout_s=timeout_s)
         except SandboxError as exc:
@@ -315,7 +315,7 @@ def model_sessions(ctx: CheckContext) -> Iterator[ModelSessions]:
         yield sessions
 
 
-def _fresh_file(folder: Path, name: str, *, revision: str) -> int:
+def fresh_file(folder: Path, name: str, *, revision: str) -> int:
     """A new, empty file ``name`` in ``folder``, opened for writing, readable by all: what lay
     at that name goes first, whatever it was, and no link is followed."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
