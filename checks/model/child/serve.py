@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import gc
 import importlib
 import json
@@ -96,12 +97,15 @@ def hand_over(replies: int, number: int, started: dict[str, Any], name: str) -> 
         flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         fd = os.open(exchange_file(started, name), flags)
     except (OSError, ValueError) as exc:
+        if getattr(exc, "errno", None) == errno.ELOOP:
+            exc = OSError(f"`{name}` is a symbolic link, not a file the child wrote itself")
         _send(replies, {"id": number, "ok": False, "phase": "call", "error": error(exc)})
         return
     with os.fdopen(fd, "rb") as file:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode) or status.st_nlink != 1:
-            planted = OSError(f"`{name}` is not a file the child wrote itself")
+            planted = OSError(f"`{name}` is not a file the child wrote itself (a FIFO, a folder, "
+                              "a hard link)")  # fmt: skip
             _send(replies, {"id": number, "ok": False, "phase": "call", "error": error(planted)})
             return
         _send(replies, {"id": number, "ok": True, "value": {"bytes": status.st_size}})

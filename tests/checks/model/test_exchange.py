@@ -99,10 +99,10 @@ def attack():
 """
 
 
-def attacking(attack: str) -> str:
-    """Head's model, whose factory runs ``attack`` every time it is called."""
+def attacking(attack: str, *, model: str = TRANSPOSED) -> str:
+    """``model`` (head's), whose factory runs ``attack`` every time it is called."""
     with_places = PLACES.format(host_tmp=tempfile.gettempdir()) + attack
-    return TRANSPOSED.replace("def build():\n", with_places + "def build():\n    attack()\n")
+    return model.replace("def build():\n", with_places + "def build():\n    attack()\n")
 
 
 def assert_base_weights_reached_head(result: object) -> None:
@@ -147,6 +147,30 @@ def test_three_large_files_in_the_exchange_are_a_disk_error_of_head(
     finding = result.findings[0]
     assert finding.revision == "head"
     assert "went past its disk cap of 48 MB" in finding.message, finding.message
+
+
+LINKED_WEIGHTS = """\
+def attack():
+    import os, tempfile
+    exchange = os.path.join(tempfile.gettempdir(), "gradgate-exchange")
+    path = os.path.join(exchange, "base-weights.pt")
+    if os.path.isdir(exchange) and not os.path.lexists(path):
+        os.symlink(os.path.join(tempfile.gettempdir(), "elsewhere.pt"), path)
+
+"""
+
+
+def test_a_link_base_planted_for_its_weights_is_not_followed_and_is_bases_error(
+    repo: GitRepo, bubblewrap: str
+) -> None:
+    base = attacking(LINKED_WEIGHTS, model=SQUARE)
+    result = run(repo, base={"model.py": base}, head={"model.py": TRANSPOSED})
+
+    assert result.outcome is Outcome.ERROR
+    finding = result.findings[0]
+    assert finding.revision == "base"
+    assert "could not hand over `base-weights.pt`" in finding.message, finding.message
+    assert "a symbolic link, not a file the child wrote itself" in finding.message
 
 
 # --- the parent's one write into a folder a child may reach (process-level isolation) -------
