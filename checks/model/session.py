@@ -35,7 +35,7 @@ from typing import Any
 from gradgate.checks.base import CheckContext, UserCodeSettings
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.model.beside import config_folder
-from gradgate.checks.model.children import Asked, ChildKey, Running, inside
+from gradgate.checks.model.children import Asked, ChildKey, Running, fresh_file, inside
 from gradgate.checks.model.problems import describe
 from gradgate.checks.model.run import checked_value, resolve_entrypoint, worded_crash
 from gradgate.checks.model.served import LIFETIME_S, SERVE, ServedChild
@@ -313,23 +313,3 @@ def model_sessions(ctx: CheckContext) -> Iterator[ModelSessions]:
         return
     with ModelSessions() as sessions:
         yield sessions
-
-
-def fresh_file(folder: Path, name: str, *, revision: str) -> int:
-    """A new, empty file ``name`` in ``folder``, opened for writing, readable by all: what lay
-    at that name goes first, whatever it was, and no link is followed."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    where = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    try:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(name, dir_fd=where)
-        return os.open(name, flags, 0o444, dir_fd=where)
-    except OSError as exc:
-        raise SandboxError(
-            f"gradgate could not hand `{name}` to the {revision} revision's children: "
-            f"{exc.strerror or exc}; something else lies in their inbox",
-            kind="sandbox",
-            revision=revision,
-        ) from None
-    finally:
-        os.close(where)

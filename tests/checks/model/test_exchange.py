@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from gradgate.checks.base import Outcome
 from gradgate.checks.errors import SandboxError
-from gradgate.checks.model.session import fresh_file
+from gradgate.checks.model.children import fresh_file
 
 from tests.checks.checkpoint.scenario import MODEL, kinds, only, run
 from tests.gitrepo import GitRepo
