@@ -173,6 +173,16 @@ def test_a_link_base_planted_for_its_weights_is_not_followed_and_is_bases_error(
     assert "a symbolic link, not a file the child wrote itself" in finding.message
 
 
+def test_with_process_level_isolation_base_weights_still_reach_head(
+    repo: GitRepo, no_bwrap: None
+) -> None:
+    result = run(repo, base={"model.py": SQUARE}, head={"model.py": TRANSPOSED})
+
+    assert result.outcome is Outcome.FAIL
+    assert_base_weights_reached_head(result)
+    assert result.isolation is not None and result.isolation.sandbox == "process"
+
+
 # --- the parent's one write into a folder a child may reach (process-level isolation) -------
 
 
