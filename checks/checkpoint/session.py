@@ -37,6 +37,7 @@ BASE_PROGRAM = "checkpoint.child.programs:base"
 HEAD_PROGRAM = "checkpoint.child.programs:head"
 WARM_PROGRAM = "checkpoint.child.programs:warm"
 FROM_BASE = "(base model)"
+BASE_WEIGHTS = "base-weights.pt"  # what base's child saves in its exchange for the head child
 BASE_SEED = 0
 HEAD_SEED = 1  # another seed than base's, so a tensor that did not load changes the outputs
 
@@ -70,8 +71,8 @@ class _Children:
         readable: Sequence[Path],
     ) -> None:
         self._sides, self._spec = sides, spec
-        # Under bubblewrap a child sees only the two trees, the session's scratch folder (which
-        # it may write) and what is shared with it.
+        # Under bubblewrap a child sees only the two trees and what is shared with it, and
+        # writes only to its own folders (the base weights go through the session).
         self._readable = readable
 
     def warm(self, revision: str) -> None:
@@ -83,6 +84,20 @@ class _Children:
                 self.run(revision, {}, program=WARM_PROGRAM)
 
         threading.Thread(target=quietly, name="gradgate-checkpoint-warm", daemon=True).start()
+
+    def hand_over(self, name: str) -> str:
+        """The path at which head's child reads the file ``name`` base's child saved."""
+        sides = self._sides
+        path = sides.sessions.hand_over(
+            sides.ctx,
+            sides.settings,
+            spec=self._spec,
+            name=name,
+            timeout_s=sides.left("base"),
+            device=sides.device,
+            readable=self._readable,
+        )
+        return str(path)
 
     def run(self, revision: str, kwargs: dict[str, Any], *, program: str | None = None) -> Any:
         return self._sides.run(
@@ -97,7 +112,6 @@ class _Children:
 
 def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec) -> Outcome:
     ctx, base_root, head_root = sides.ctx, sides.root("base"), sides.root("head")
-    scratch = sides.sessions.scratch()
     changed = {path for change in ctx.changes for path in change.paths}
     ready, found, unusable = prepare(
         settings.references, base_root=base_root, head_root=head_root, changed=changed
@@ -106,9 +120,9 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
     rules = settings.rules
     checked = [_Checked(r.name, r.label, r.file, r.read.entries) for _, r in ready]
     requests = [_with_runs(r.request(key=ref.key), rules) for ref, r in ready]
-    exchange = scratch / "base-weights.pt"
+    exchange = ""  # where head's child reads the weights base's child saved, once handed over
     # References live in either tree or, given as absolute paths, anywhere: each child may
-    # read both trees and those files; the base child hands its weights over in `scratch`.
+    # read both trees and those files.
     outside = [r.read.path for _, r in ready if Path(r.name).is_absolute()]
     children = _Children(sides, spec, readable=outside)
     equivalence = settings.equivalence
@@ -120,7 +134,7 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
         base_kwargs: dict[str, Any] = {}
         if equivalence.enabled:
             base_kwargs["equivalence"] = {
-                "path": str(exchange),
+                "file": BASE_WEIGHTS,
                 "max_parameters": equivalence.max_parameters,
             }
         children.warm("head")  # while base runs, where there is a core for it
@@ -128,6 +142,8 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
         base_model = ModelInfo.from_json(value["model"])
         base_equivalence = value.get("equivalence") or {}
         saved_base = bool(base_equivalence.get("saved"))
+        if saved_base:
+            exchange = children.hand_over(BASE_WEIGHTS)
         if base_equivalence.get("skipped"):
             findings.append(equivalence_skipped(base_equivalence.get("parameters")))
         if settings.checks_base:
@@ -138,7 +154,7 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
     head_kwargs: dict[str, Any] = {"references": requests}
     if saved_base:
         head_kwargs["equivalence"] = {
-            "path": str(exchange),
+            "path": exchange,
             "migrations": rules,
             "atol": equivalence.atol,
             "rtol": equivalence.rtol,
@@ -168,7 +184,7 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
     equivalence_request = None
     if saved_base:
         equivalence_request = {
-            "path": str(exchange),
+            "path": exchange,
             "atol": equivalence.atol,
             "rtol": equivalence.rtol,
         }

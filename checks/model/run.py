@@ -57,14 +57,13 @@ def run_model_program(
     seed: int | None = 0,
     timeout_s: float | None = None,
     readable: Sequence[Path] = (),
-    writable: Sequence[Path] = (),
 ) -> Any:
     """``program``'s JSON value; SandboxError for user code that failed, ModelError for a
     factory whose result cannot be used (the program returned ``{"problem": ...}``).
 
-    ``readable`` and ``writable``: files and folders outside ``root`` the program reads or
-    writes (the other revision's tree, weights handed from the base run to the head run); the
-    config's folder is readable always. Under bubblewrap the child sees nothing else.
+    ``readable``: files and folders outside ``root`` the program reads (the other revision's
+    tree); the config's folder is readable always. Under bubblewrap the child sees nothing
+    else, and writes only to its own, capped /tmp, HOME and tree.
     """
     return run_entry_program(
         ctx,
@@ -80,7 +79,6 @@ def run_model_program(
         seed=seed,
         timeout_s=timeout_s,
         readable=readable,
-        writable=writable,
         describe_problem=lambda problem, where: describe(problem, where=where),
     )
 
@@ -101,7 +99,6 @@ def run_entry_program(
     seed: int | None = 0,
     timeout_s: float | None = None,
     readable: Sequence[Path] = (),
-    writable: Sequence[Path] = (),
 ) -> Any:
     """What :func:`run_model_program` does, for any check whose user code is a factory named in
     a config block: ``request`` travels as ``kwargs[key]`` with the config's folder as its
@@ -126,7 +123,6 @@ def run_entry_program(
                 device=device,
                 seed=seed,
                 readable=[*readable, *(() if config_dir is None else (config_dir,))],
-                writable=writable,
             )
         except SandboxError as exc:  # the user's code crashed: say so in lines a user reads
             python = ctx.python or sys.executable

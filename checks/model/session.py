@@ -7,8 +7,12 @@ revision's child (``served``: one interpreter start, one ``import torch``); late
 the same check or the next, go to the same child, each with its own deadline and result. A
 check calls ``start`` first, which starts both revisions' children without a request, then asks
 base, then head (``checks.model.turns`` says why). The session also owns the revisions'
-checkouts (each child's tree, the other one readable) and a folder every child may write
-(weights the base run hands to the head run).
+checkouts (each child's tree, the other one readable, never written: a child under bubblewrap
+works in its own copy) and, for each revision, an inbox only the parent writes, shown to that
+revision's children read-only: ``hand_over`` copies a file one revision's child left in its
+exchange (the base run's weights) there, for the other's. Base and head children share no
+folder they can write, and no pipe; each writes only to its own /tmp, HOME and tree, under its
+disk cap (``checks.model.served``).
 
 Checks whose settings run the model differently (another interpreter, device, entrypoint,
 memory or disk cap, network, environment) get a child of their own. A request that must read a
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sys
 import tempfile
 import threading
@@ -31,7 +36,7 @@ from gradgate.checks.base import UserCodeSettings
 from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.model.beside import config_folder
-from gradgate.checks.model.children import Asked, ChildKey, Running, inside
+from gradgate.checks.model.children import Asked, ChildKey, Running, fresh_file, inside
 from gradgate.checks.model.problems import describe
 from gradgate.checks.model.run import checked_value, resolve_entrypoint, worded_crash
 from gradgate.checks.model.served import LIFETIME_S, SERVE, ServedChild
@@ -56,6 +61,7 @@ class ModelSessions:
         self._roots: dict[str, Path] = {}
         self._children: dict[ChildKey, Running] = {}
         self._folder: Path | None = None
+        self._inboxes: dict[str, Path] = {}
         self.started = 0  # children started so far (tests and the benchmark read it)
 
     def __enter__(self) -> ModelSessions:
@@ -72,18 +78,51 @@ class ModelSessions:
                 self._roots[sha] = self._stack.enter_context(ctx.source.checkout(sha))
             return self._roots[sha]
 
-    def scratch(self) -> Path:
-        """A new empty folder that every child of this gate may write."""
-        with self._lock:
-            return Path(tempfile.mkdtemp(dir=self._shared()))
-
-    def _shared(self) -> Path:
+    def _inbox(self, sha: str) -> Path:
+        """The folder where the parent leaves files for the children at ``sha``: in a folder of
+        the parent's own, shown to those children read-only (under the session's lock)."""
         if self._folder is None:
             made = tempfile.TemporaryDirectory(
                 prefix="gradgate-models-", ignore_cleanup_errors=True
             )
             self._folder = Path(self._stack.enter_context(made))
-        return self._folder
+        if sha not in self._inboxes:
+            self._inboxes[sha] = Path(tempfile.mkdtemp(dir=self._folder, prefix="inbox-"))
+        return self._inboxes[sha]
+
+    def hand_over(
+        self,
+        ctx: CheckContext,
+        settings: UserCodeSettings,
+        *,
+        spec: ModelSpec,
+        name: str,
+        timeout_s: float,
+        device: str = "cpu",
+        readable: Sequence[Path] = (),
+        source: str = "base",
+        to: str = "head",
+    ) -> Path:
+        """Copy the file ``name`` that ``source``'s child (the one :meth:`run` with these
+        arguments asks) left in its exchange into ``to``'s inbox, once that child has answered;
+        its path, which ``to``'s children read. SandboxError of ``source`` when its child has no
+        such regular file, or sends more than its disk cap; of ``to`` when what lies in its
+        inbox cannot be replaced (process-level isolation only: there a child can write it)."""
+        if not name or name in (".", "..") or "/" in name:
+            raise ValueError(f"not a file name: {name!r}")
+        asked = self._ready(ctx, settings, entrypoint=spec.entrypoint, revision=source,
+                            key="model", device=device, readable=readable)  # fmt: skip
+        with self._lock:
+            inbox = self._inbox(ctx.base_sha if to == "base" else ctx.head_sha)
+        into = fresh_file(inbox, name, revision=to)
+        try:
+            asked.running.child.take(name, into, target=asked.parsed, timeout_s=timeout_s)
+        except SandboxError as exc:
+            raise worded_crash(exc, root=asked.root, python=ctx.python or sys.executable,
+                               config_dir=asked.config_dir) from None  # fmt: skip
+        finally:
+            os.close(into)
+        return inbox / name
 
     def run(
         self,
@@ -233,22 +272,20 @@ class ModelSessions:
         config_dir = stack.enter_context(config_folder(ctx.config_dir, entrypoint, root=root))
         # The first request's target goes in the start request (requests bring their own).
         target = resolve_entrypoint(entrypoint, root=root, config_dir=config_dir)
-        shared = self._shared()
-        folder = Path(tempfile.mkdtemp(dir=shared, prefix="child-"))
-        seen = [*wanted, *(() if config_dir is None else (config_dir,))]
+        inbox = self._inbox(key.sha)
+        seen = list(dict.fromkeys([*wanted, inbox, *(() if config_dir is None else (config_dir,))]))
         isolations: list[Isolation] = []  # run_user_code records the child's isolation here
         quiet = replace(ctx, isolations=isolations)
 
-        def start(pipes: Mapping[str, Any], stop: Callable[[], bool]) -> Any:
+        def start(pipes: Mapping[str, Any], fds: Sequence[int], stop: Callable[[], bool]) -> Any:
             return run_user_code(
                 quiet, settings, target=target, root=root, revision=revision, program=SERVE,
                 kwargs=pipes, timeout_s=LIFETIME_S, device=key.device, seed=0,
-                readable=seen, writable=[shared], stop=stop,
+                readable=seen, stop=stop, fds=fds,
             )  # fmt: skip
 
         child = ServedChild(
             start,
-            folder,
             revision=revision,
             limits=SandboxLimits(memory_mb=settings.memory_mb, disk_mb=settings.disk_mb),
             python=ctx.python or sys.executable,

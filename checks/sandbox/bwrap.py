@@ -18,7 +18,8 @@ when its first process exits the kernel kills everything it started. It sees:
                                   in, and paths the child reports, mean the same on both sides.
                                   With a disk cap, a tmpfs the child copies the export into
                                   from /sandbox/tree (or a folder in /tmp's, under /tmp)
-    folders the check shares      at their own paths, read-only or writable
+    folders the check shows it    at their own paths, read-only (no folder of the host is
+                                  ever writable: what a child writes stays under its cap)
     /sandbox/home                 the run's empty HOME, writable
     /sandbox/lib, request.json    gradgate's child code and the request, read-only
 """
@@ -89,7 +90,6 @@ def command(
     readonly: Sequence[str],
     network: bool,
     devices: Sequence[str] = (),
-    writable: Sequence[str] = (),
     disk_bytes: int | None = None,
 ) -> list[str]:
     """``argv`` (the interpreter and its arguments) run under bubblewrap.
@@ -97,10 +97,9 @@ def command(
     ``run_dir``: the run's folder (``checks.sandbox.rundir``), whose copy of the tree is shown
     at ``tree``; ``lib``: gradgate's child package. ``links``: system folders that are
     symlinks on the host -> their targets. ``readonly``: the interpreter's folders and those
-    the check shares read-only; ``writable``: those it shares writable; all filtered by
-    :func:`exposable` already. ``devices``: device nodes to pass through (/dev/nvidia*); with
-    them, all of /sys is shown, read-only. ``disk_bytes``: the disk cap; None: the run's
-    folders on the host's disk, uncapped.
+    the check shows the child, all filtered by :func:`exposable` already. ``devices``: device
+    nodes to pass through (/dev/nvidia*); with them, all of /sys is shown, read-only.
+    ``disk_bytes``: the disk cap; None: the run's folders on the host's disk, uncapped.
     """
     out = [bwrap, *NAMESPACES]
     if network:
@@ -131,8 +130,6 @@ def command(
     # After /tmp: an interpreter that lives in a temp folder is bound on top of the new /tmp.
     for path in readonly:
         out += ["--ro-bind", path, path]
-    for path in writable:
-        out += ["--bind", path, path]
     if disk_bytes is None:
         out += ["--bind", str(run_dir / "tree"), str(tree)]
         out += ["--bind", str(run_dir / "home"), str(HOME)]

@@ -13,8 +13,9 @@ second (less often for a tree so large that measuring it would cost more than a 
 the time) and stops the run past the cap. Process-level code can write anywhere gradgate's
 user can; that is not counted, and the report says the run was process-level only.
 
-In both modes RLIMIT_FSIZE caps each file at ``disk_mb``, which also bounds files written to
-folders a check shares with the run (a base run saving weights for the head run).
+In both modes RLIMIT_FSIZE caps each file at ``disk_mb`` too. No folder of the host is ever
+shown to a child writable: a model child's exchange (the files a base run hands to the head
+run, ``checks.model.served``) is a folder in its own /tmp, under the same cap.
 """
 
 from __future__ import annotations

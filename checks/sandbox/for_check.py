@@ -31,16 +31,16 @@ def run_user_code(
     device: str = "cpu",
     seed: int | None = 0,
     readable: Collection[Path] = (),
-    writable: Collection[Path] = (),
     stop: Callable[[], bool] | None = None,
+    fds: Collection[int] = (),
 ) -> Any:
     """Run ``program`` on ``target`` in the tree ``root`` of ``revision`` ("base" or "head");
     ``timeout_s`` defaults to the check's whole ``timeout_s``. ``root`` may be a checkout:
     under bubblewrap the child gets a copy without its `.git`, at the same path. Files outside
-    the tree that the program reads or writes (a config's folder, weights the base run saves
-    for the head run) must be in folders named in ``readable`` or ``writable``.
+    the tree that the program reads (a config's folder, weights handed from the base run) must
+    be in ``readable``; it writes only to its own, capped /tmp, HOME and tree.
 
-    ``stop``: see ``run_in_sandbox``.
+    ``stop`` and ``fds``: see ``run_in_sandbox``.
 
     Raises CheckError when the run may not execute PR code (``ctx.user_code`` is False)."""
     if not ctx.user_code:
@@ -68,6 +68,6 @@ def run_user_code(
         sandbox=ctx.sandbox,
         on_isolation=ctx.isolations.append,
         readable=readable,
-        writable=writable,
         stop=stop,
+        fds=fds,
     )

@@ -24,7 +24,7 @@ BOOTSTRAP`` (no user site-packages, no bytecode written), in its own session, wi
 (``root``, or under bubblewrap its copy shown at the same path) as cwd and first on
 ``sys.path``, and an environment built from an allow-list (``env``). Under bubblewrap
 (``bwrap``; ``probe`` finds it; ``view`` decides what the child sees) it sees only its copy, the
-system and the interpreter, read-only, and the folders the check shares, in its own namespaces,
+system and the interpreter, read-only, and the folders the check shows it, in its own namespaces,
 without network unless the check allows it; without bubblewrap (``sandbox="auto"`` on a machine
 without it) it runs process-level only, and the run's ``Isolation`` says so. Memory and process
 limits hold for the whole run through a cgroup where one can be made (``cgroup``), else through
@@ -119,8 +119,8 @@ def run_in_sandbox(
     sandbox: SandboxMode = "auto",
     on_isolation: Callable[[Isolation], None] | None = None,
     readable: Collection[Path] = (),
-    writable: Collection[Path] = (),
     stop: Callable[[], bool] | None = None,
+    fds: Collection[int] = (),
 ) -> Any:
     """Run ``program`` on the user's ``target`` in a fresh child, in the tree ``root`` (under
     bubblewrap a copy of it without `.git`, at the same path).
@@ -133,11 +133,13 @@ def run_in_sandbox(
     the target is imported, and numpy and torch after. ``device`` reaches the child as
     GRADGATE_DEVICE. ``network``: let user code reach the network (under bubblewrap; without
     it nothing blocks the network). ``sandbox``: see ``SandboxMode``. ``on_isolation`` is
-    called with how the run was isolated, before its outcome is judged. ``readable`` and
-    ``writable``: folders outside the tree that user code may read, or also write (a base run
-    saving weights for the head run), shown at their own paths under bubblewrap; none may hold
-    the source repository or gradgate's HOME. JSON turns tuples into lists; NaN and infinity
-    are allowed. ``stop``: asked while the child runs; True stops it as its deadline would.
+    called with how the run was isolated, before its outcome is judged. ``readable``: files and
+    folders outside the tree that user code may read, shown read-only at their own paths under
+    bubblewrap; none may hold the source repository or gradgate's HOME. A child writes only to
+    its own /tmp, HOME and tree, all under its disk cap. JSON turns tuples into lists; NaN and
+    infinity are allowed. ``stop``: asked while the child runs; True stops it as its deadline
+    would. ``fds``: descriptors the child inherits at the same numbers (a long-lived child's
+    pipes, the only way it and its caller talk besides the result).
     Raises SandboxError for anything user code does wrong (and when
     ``sandbox="require"`` finds no usable bubblewrap), CheckError for a refused ``env_allow``,
     TypeError for kwargs that are not JSON.
@@ -203,7 +205,7 @@ def run_in_sandbox(
         if found.path:
             argv = bubblewrapped(found, argv, run=run, lib=lib, root=root, env=env, device=device,
                                  network=network, target_file=path, readable=readable,
-                                 writable=writable, disk_bytes=disk_bytes)  # fmt: skip
+                                 disk_bytes=disk_bytes)  # fmt: skip
         if group is not None:
             argv = ["/bin/sh", "-c", cgroup.JOIN, "sh", *group.procs, "--", *argv]
         watch = None
@@ -232,6 +234,7 @@ def run_in_sandbox(
             kill_all=group.kill if group else lambda: None,
             over_disk=watch,
             stop=stop,
+            fds=tuple(fds),
         )
         if group is not None:
             finished = dataclasses.replace(finished, oom_kills=group.oom_kills())

@@ -16,7 +16,7 @@ import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gradgate.checks.errors import SandboxError
@@ -38,6 +38,7 @@ def supervise(
     kill_all: Callable[[], None] = lambda: None,
     over_disk: Callable[[], bool] | None = None,
     stop: Callable[[], bool] | None = None,
+    fds: Sequence[int] = (),
 ) -> Finished:
     """Run ``argv`` (the result fd's number is appended) and watch it until it is done.
 
@@ -45,6 +46,8 @@ def supervise(
     asked on every tick whether the run is past its disk cap (``checks.sandbox.disk.Watch``);
     True stops it. ``stop``: asked on every tick; True stops the child as its deadline would
     (a long-lived child whose caller's own, shorter deadline passed: ``checks.model.session``).
+    ``fds``: descriptors the child inherits besides the result pipe's (a long-lived child's
+    request and reply pipes), at the same numbers; the caller keeps and closes its own copies.
     """
     result_r, result_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -56,7 +59,7 @@ def supervise(
             stdin=subprocess.DEVNULL,
             stdout=out_w,
             stderr=out_w,
-            pass_fds=(result_w,),
+            pass_fds=(result_w, *fds),
             start_new_session=True,
         )
     except (OSError, subprocess.SubprocessError) as exc:

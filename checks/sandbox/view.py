@@ -6,7 +6,7 @@ process-level isolation the child runs in that tree itself and sees the machine 
 user does. Under bubblewrap it runs in a copy of it without `.git`, shown at that path, with
 HOME and the child's code at fixed paths (``/sandbox/...``), and of the machine only the
 system, the interpreter's folders, the factory file named in the config and the folders the
-check shares, none of them a folder that holds the source repository or gradgate's HOME
+check shows it, read-only, none of them a folder that holds the source repository or gradgate's HOME
 (``rundir.secret_places``); ``bwrap`` builds the command line from that.
 """
 
@@ -50,12 +50,11 @@ def bubblewrapped(
     network: bool,
     target_file: str | None,
     readable: Collection[Path] = (),
-    writable: Collection[Path] = (),
     disk_bytes: int | None = None,
 ) -> list[str]:
     """``argv`` (the interpreter first) as the command that runs it under ``found``'s bwrap.
 
-    ``readable`` and ``writable``: folders the check shares with the child, at their own paths.
+    ``readable``: files and folders the check shows the child, read-only, at their own paths.
     ``disk_bytes``: the disk cap (``checks.sandbox.disk``); None: none.
     Raises SandboxError (kind "sandbox") for a shared folder that holds a secret place.
     """
@@ -70,8 +69,7 @@ def bubblewrapped(
     secret = rundir.secret_places(root)
     # What lies in the tree is there already, as the child's own copy.
     readable = [p for p in readable if not p.resolve().is_relative_to(root)]
-    writable = [p for p in writable if not p.resolve().is_relative_to(root)]
-    shared = [str(p.resolve()) for p in (*readable, *writable)]
+    shared = [str(p.resolve()) for p in readable]
     for folder in shared:
         if not bwrap.exposable(folder, secret):
             raise SandboxError(
@@ -92,10 +90,9 @@ def bubblewrapped(
         tree=root,
         lib=lib,
         links=_system_links(),
-        readonly=[*readonly, *shared[: len(readable)]],
+        readonly=[*readonly, *shared],
         network=network,
         devices=devices,
-        writable=shared[len(readable) :],
         disk_bytes=disk_bytes,
     )
 

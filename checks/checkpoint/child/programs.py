@@ -24,6 +24,7 @@ import torch
 
 from ...model.child import Problem, load, prepare
 from ...model.child.classes import class_sources
+from ...model.child.serve import exchange_file
 from ...sandbox.child import Target
 from .describe import describe, tensor_json
 from .dry_run import dry_run
@@ -63,9 +64,8 @@ def base(request: dict[str, Any], target: Target) -> Any:
                 result["equivalence"] = {"skipped": "too-large", "parameters": info["parameters"]}
             else:
                 loaded = load(request, target, device=device)
-                result["equivalence"] = save(
-                    loaded.model, loaded.args, loaded.kwargs, equivalence["path"]
-                )
+                saved = exchange_file(request, equivalence["file"])  # the parent takes it out
+                result["equivalence"] = save(loaded.model, loaded.args, loaded.kwargs, saved)
         return result
     except Problem as problem:
         return problem.as_json()

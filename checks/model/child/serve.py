@@ -2,8 +2,9 @@
 
 The long-lived child of a model session (``checks.model.session``), started once per revision
 with the program ``model.child.serve:serve``: one interpreter start and one ``import torch``
-for every model check of the gate. It reads one line per request from the session's request
-pipe, the path of a JSON file (requests may be large):
+for every model check of the gate. It reads one JSON line per request from the request pipe,
+a descriptor it inherits from the parent (no file: nothing the child can write is ever opened
+by the parent by name):
 
     {"id": N, "program": "gradient.child.probe:probe", "kwargs": {...}, "seed": S,
      "target": {"module": ..., "path": ..., "attr": ...}}
@@ -12,6 +13,13 @@ and answers each with one JSON line on the reply pipe, in the shape ``sandbox.ch
 its one message, plus the id:
 
     {"id": N, "ok": true, "value": ...} | {"id": N, "ok": false, "phase": ..., "error": ...}
+
+Programs leave files for the parent in the child's exchange, a folder in its own /tmp and so
+under its disk cap (``request["exchange"]``; ``exchange_file`` names a file there). The parent
+takes one out with ``{"id": N, "take": NAME}``: the answer ``{"id": N, "ok": true, "value":
+{"bytes": L}}`` is followed on the reply pipe by the file's L bytes. Only a regular file
+with one link is handed over (not a symlink, FIFO or hard link planted there); the parent
+reads at most the disk cap's worth either way.
 
 Each request runs its program as a fresh child would (``random`` and torch seeded again, the
 model built again), so a check's result does not depend on the checks before it. After each
@@ -27,28 +35,37 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import gc
 import importlib
 import json
 import os
+import stat
 import sys
+import tempfile
 from typing import Any, Callable
 
 from ...sandbox.child import PROTOCOL, Target, call_program, error, program_named
 
+EXCHANGE = "gradgate-exchange"  # the exchange's name in the child's /tmp
 Program = Callable[[dict[str, Any], Target], Any]
 
 
 def serve(request: dict[str, Any], target: Target) -> dict[str, Any]:
     """The session's program: answer requests until the request pipe ends."""
     pipes = request["kwargs"]["session"]
+    incoming, replies = int(pipes["requests"]), int(pipes["replies"])
+    for fd in (incoming, replies):  # kept from processes the user's code starts
+        os.set_inheritable(fd, False)
+    exchange = os.path.join(tempfile.gettempdir(), EXCHANGE)
+    os.makedirs(exchange, mode=0o700, exist_ok=True)
+    started = dict(request, exchange=exchange)
     warm(request["kwargs"].get("imports") or ())
     served = 0
-    with open(pipes["requests"], "rb") as requests:
-        replies = os.open(pipes["replies"], os.O_WRONLY)
+    with os.fdopen(incoming, "rb") as requests:
         try:
             for line in requests:
-                _answer_file(request, line.decode().strip(), replies)
+                _answer_line(started, line, replies)
                 served += 1
                 free()
         finally:
@@ -56,11 +73,47 @@ def serve(request: dict[str, Any], target: Target) -> dict[str, Any]:
     return {"served": served}
 
 
-def _answer_file(started: dict[str, Any], path: str, replies: int) -> None:
+def _answer_line(started: dict[str, Any], line: bytes, replies: int) -> None:
     """Read one request, answer it; what it held is garbage once this returns."""
-    with open(path, encoding="utf-8") as file:
-        asked = json.load(file)
-    _send(replies, answer(started, asked))
+    asked = json.loads(line)
+    if "take" in asked:
+        hand_over(replies, asked["id"], started, str(asked["take"]))
+    else:
+        _send(replies, answer(started, asked))
+
+
+def exchange_file(request: dict[str, Any], name: str) -> str:
+    """The path of the file ``name`` in the child's exchange (a plain name, no folder)."""
+    if not name or name in (".", "..") or "/" in name or "\0" in name:
+        raise ValueError(f"not a file name for the exchange: {name!r}")
+    return os.path.join(request["exchange"], name)
+
+
+def hand_over(replies: int, number: int, started: dict[str, Any], name: str) -> None:
+    """Send the exchange's regular file ``name`` after its header; an error message if it is
+    none (a symlink is not followed, a FIFO not read). A file that shrinks meanwhile ends in
+    zeros."""
+    try:
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        fd = os.open(exchange_file(started, name), flags)
+    except (OSError, ValueError) as exc:
+        if getattr(exc, "errno", None) == errno.ELOOP:
+            exc = OSError(f"`{name}` is a symbolic link, not a file the child wrote itself")
+        _send(replies, {"id": number, "ok": False, "phase": "call", "error": error(exc)})
+        return
+    with os.fdopen(fd, "rb") as file:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode) or status.st_nlink != 1:
+            planted = OSError(f"`{name}` is not a file the child wrote itself (a FIFO, a folder, "
+                              "a hard link)")  # fmt: skip
+            _send(replies, {"id": number, "ok": False, "phase": "call", "error": error(planted)})
+            return
+        _send(replies, {"id": number, "ok": True, "value": {"bytes": status.st_size}})
+        left = status.st_size
+        while left:
+            data = file.read(min(left, 1 << 20)) or bytes(min(left, 1 << 20))
+            _write(replies, data)
+            left -= len(data)
 
 
 def warm(modules: Any) -> None:
@@ -125,6 +178,10 @@ def _send(fd: int, message: dict[str, Any]) -> None:
     except Exception as exc:  # a value JSON cannot hold
         failure = {"id": message["id"], "ok": False, "phase": "output", "error": error(exc)}
         data = json.dumps(dict(failure, protocol=PROTOCOL)).encode() + b"\n"
+    _write(fd, data)
+
+
+def _write(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]

@@ -164,24 +164,25 @@ def test_process_level_isolation_cannot_block_the_network_and_says_so(server: in
     assert seen[0].network is True
 
 
-# --- folders a check shares with the child -------------------------------------------------
+# --- folders a check shows the child -----------------------------------------------------
 
 
 def run_on(target: str, **options: object) -> object:
     return run_in_sandbox(f"userpkg.behaviours:{target}", root=ROOT, limits=LIMITS, **options)  # type: ignore[arg-type]
 
 
-def test_a_writable_folder_carries_files_from_the_base_run_to_the_head_run(
+def test_a_folder_the_check_shows_is_read_only_and_one_it_does_not_show_is_not_seen(
     tmp_path: Path, bubblewrap: str
 ) -> None:
-    exchange = tmp_path / "exchange"
-    exchange.mkdir()
-    weights = str(exchange / "base-weights.txt")
-    kwargs = {"path": weights, "text": "w=1"}
-    assert run_on("writes_file", kwargs=kwargs, writable=[exchange]) == "written"
-    assert run_on("reads_file", kwargs={"path": weights}, readable=[exchange]) == "w=1"
-    assert run_on("writes_file", kwargs=kwargs, readable=[exchange]) == "not written: OSError"
-    assert run_on("reads_file", kwargs={"path": weights}) == "not read: FileNotFoundError"
+    shown = tmp_path / "inbox"
+    shown.mkdir()
+    weights = shown / "base-weights.txt"
+    weights.write_text("w=1")
+    written = {"path": str(weights), "text": "forged"}
+    assert run_on("reads_file", kwargs={"path": str(weights)}, readable=[shown]) == "w=1"
+    assert run_on("writes_file", kwargs=written, readable=[shown]) == "not written: OSError"
+    assert run_on("reads_file", kwargs={"path": str(weights)}) == "not read: FileNotFoundError"
+    assert weights.read_text() == "w=1"
 
 
 @pytest.mark.parametrize("shared", ["home", "parent of root"])

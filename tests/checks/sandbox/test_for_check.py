@@ -62,13 +62,17 @@ def test_the_contexts_sandbox_mode_reaches_the_sandbox(no_bwrap: None) -> None:
     assert caught.value.kind == "sandbox"
 
 
-def test_folders_the_check_shares_reach_the_sandbox(tmp_path: Path, bubblewrap: str) -> None:
+def test_folders_the_check_shows_reach_the_sandbox_read_only(
+    tmp_path: Path, bubblewrap: str
+) -> None:
     settings = UserCodeSettings(timeout_s=30.0)
-    path = str(tmp_path / "weights.txt")
+    weights = tmp_path / "weights.txt"
+    weights.write_text("w")
+    path = str(weights)
     written = run_user_code(context(), settings, target="userpkg.behaviours:writes_file",
-                            root=ROOT, revision="base", kwargs={"path": path, "text": "w"},
-                            writable=[tmp_path])  # fmt: skip
+                            root=ROOT, revision="base", kwargs={"path": path, "text": "x"},
+                            readable=[tmp_path])  # fmt: skip
     read = run_user_code(context(), settings, target="userpkg.behaviours:reads_file",
                          root=ROOT, revision="head", kwargs={"path": path},
                          readable=[tmp_path])  # fmt: skip
-    assert (written, read) == ("written", "w")
+    assert (written, read, weights.read_text()) == ("not written: OSError", "w", "w")
