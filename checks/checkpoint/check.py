@@ -94,6 +94,7 @@ class CheckpointCheck:
             findings=findings,
             metrics=outcome.metrics,
             duration_s=time.perf_counter() - started,
+            suppressions=outcome.suppressions,
         )
 
     def _references_only(

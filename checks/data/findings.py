@@ -9,6 +9,7 @@ from fnmatch import fnmatchcase
 from gradgate.checks.base import Finding, Severity
 from gradgate.checks.data.compare import Comparison, Difference, OutputChange
 from gradgate.checks.data.settings import AllowRule
+from gradgate.checks.paste import TAKES_EFFECT
 
 _NONDETERMINISM = (
     "{revision}'s transform gave different outputs for {outputs} on two calls with the same "
@@ -48,7 +49,8 @@ def findings_for(c: Comparison, *, allow: Sequence[AllowRule]) -> tuple[Finding,
             continue
         message = (
             f"{subject} changed for the same input and seeds: {said}. If this is intended, "
-            "add an `allow` rule with its reason under `checks.data` in .gradgate.yml."
+            "add an `allow` rule with its reason under `checks.data` in .gradgate.yml; the rule "
+            f"{TAKES_EFFECT}."
         )
         found.append(
             Finding(
