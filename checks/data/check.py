@@ -25,7 +25,7 @@ from gradgate.checks.base import (
     settings_as,
 )
 from gradgate.checks.data.compare import Comparison, compare
-from gradgate.checks.data.findings import findings_for
+from gradgate.checks.data.findings import accepted, findings_for
 from gradgate.checks.data.problems import describe
 from gradgate.checks.data.settings import DataSettings
 from gradgate.checks.data.spec import DataSpec
@@ -59,6 +59,7 @@ class DataCheck:
             findings=result.findings,
             duration_s=time.perf_counter() - started,
             extra=result.extra,
+            suppressions=result.suppressions,
         )
 
     def judge(
@@ -73,6 +74,7 @@ class DataCheck:
             summary=_summary(comparison, findings),
             findings=findings,
             extra={"input": comparison.head_form, "outputs": comparison.outputs},
+            suppressions=accepted(comparison, allow=settings.allow),
         )
 
     def _error(self, message: str, revision: str, started: float) -> CheckResult:

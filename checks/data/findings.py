@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from fnmatch import fnmatchcase
 
-from gradgate.checks.base import Finding, Severity
+from gradgate.checks.base import Finding, Severity, Suppression
 from gradgate.checks.data.compare import Comparison, Difference, OutputChange
 from gradgate.checks.data.settings import AllowRule
 from gradgate.checks.paste import TAKES_EFFECT
@@ -32,6 +32,19 @@ def _reason(change: OutputChange, difference: Difference, allow: Sequence[AllowR
         if rule.change in ("any", difference.kind) and fnmatchcase(change.output, rule.output):
             return rule.reason
     return None
+
+
+def accepted(c: Comparison, *, allow: Sequence[AllowRule]) -> tuple[Suppression, ...]:
+    """What the config's `allow` rules accepted, for the report's list (issue 34): one per
+    output whose every difference a rule covers (the changes ``findings_for`` turns to notes)."""
+    out = []
+    for change in c.changes:
+        reasons = [_reason(change, d, allow) for d in change.differences]
+        if all(reason is not None for reason in reasons):
+            kinds = ", ".join(dict.fromkeys(d.kind for d in change.differences))
+            why = "; ".join(dict.fromkeys(r for r in reasons if r is not None))
+            out.append(Suppression(f"allow: {change.output} ({kinds})", "config", reason=why))
+    return tuple(out)
 
 
 def findings_for(c: Comparison, *, allow: Sequence[AllowRule]) -> tuple[Finding, ...]:

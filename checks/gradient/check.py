@@ -29,7 +29,7 @@ from gradgate.checks.base import (
 from gradgate.checks.errors import ModelError, SandboxError
 from gradgate.checks.gradient.compare import Comparison, compare
 from gradgate.checks.gradient.facts import Probed, RevisionFacts, parse_probe
-from gradgate.checks.gradient.findings import findings_for
+from gradgate.checks.gradient.findings import accepted, findings_for
 from gradgate.checks.gradient.settings import GradientSettings
 from gradgate.checks.gradient.summary import chart, model_summary
 from gradgate.checks.gradient.untested import untested_findings
@@ -116,6 +116,9 @@ class GradientCheck:
             outcome=outcome_for(findings),
             summary=_summary(first, findings, variants=len(pairs)),
             findings=findings,
+            suppressions=tuple(
+                dict.fromkeys(x for c in comparisons for x in accepted(c, settings.allow))
+            ),
             metrics={
                 "trainable_base": sum(p.numel for p in first.base.params if p.trainable),
                 "trainable_head": sum(p.numel for p in first.head.params if p.trainable),
