@@ -144,6 +144,7 @@ def _python(
     if tree is not None:
         statements += [("eval-mode-lost", e.line, e.line) for e in evaluations(tree).values()]
     kept_at_base = at_base(statements, text.splitlines())
+    said_at_base = _explanations(was, text.splitlines())
     lines = head_text.splitlines()
     out: list[Finding] = []
     suppressed: list[Suppression] = []
@@ -163,16 +164,53 @@ def _python(
             if reason is not None:  # turned off by the config, not off by default
                 suppressed.append(Suppression(hit.rule, "config", path, hit.line, reason))
             continue
+        added = None
+        explained = _explained(hit, lines, change.new_lines, said_at_base)
+        if explained is not None and grade != "blocking":
+            continue  # a comment that says why is the rule's fix
+        if explained is not None:  # graded blocking: only a comment that stood at base counts
+            suppressed.append(Suppression(hit.rule, explained, path, hit.line))
+            if explained == "base":
+                continue
+            added = "comment on the statement"
         ignore = ignore_for(hit.rule, hit.line, hit.end, lines, change.new_lines, kept_at_base)
-        if ignore is not None:
+        if ignore is not None and added is None:
             origin: SuppressionOrigin = "base" if ignore.at_base else "change"
             suppressed.append(Suppression(hit.rule, origin, path, hit.line))
             if ignore.at_base:
                 continue
+            added = f"`{ignore.comment}`"
         code = "\n".join(lines[hit.line - 1 : hit.end])
-        added = None if ignore is None else ignore.comment
-        out.append(finding(hit, Severity(grade), path, code, reason, added_ignore=added))
+        out.append(finding(hit, Severity(grade), path, code, reason, added=added))
     return out, suppressed
+
+
+def _explained(
+    hit: Hit, lines: list[str], changed: Iterable[LineSpan], base: frozenset[str]
+) -> SuppressionOrigin | None:
+    """Where the comment that says why stands, for the rules whose fix is one (`dist-timeout`,
+    `find-unused-parameters`): "base" when it stood at base saying why for the same rule (a
+    line the change left as it was, that explained a hit of the rule there), else "change";
+    None: there is no such comment. ``base``: `rule` + line, from ``_explanations``."""
+    said = hit.words.get("explained")
+    if said is None:
+        return None
+    spans = list(changed)
+    for number in map(int, said.split(",")):
+        text = lines[number - 1] if number <= len(lines) else ""
+        if not any(number in s for s in spans) and f"{hit.rule}\n{text}" in base:
+            return "base"
+    return "change"
+
+
+def _explanations(hits: Iterable[Hit], lines: list[str]) -> frozenset[str]:
+    """The base's comments that said why for a hit: `rule` + the line that holds one."""
+    return frozenset(
+        f"{h.rule}\n{lines[int(n) - 1]}"
+        for h in hits
+        for n in h.words.get("explained", "").split(",")
+        if n and int(n) <= len(lines)
+    )
 
 
 def _added(hit: Hit, spans: Iterable[LineSpan]) -> bool:
@@ -269,8 +307,8 @@ def _comments(
         )
         # The line is one the change adds: an ignore on it is the change's own, never at base.
         ignore = ignore_for(hit.rule, number, number, lines, change.new_lines, frozenset())
-        added = None if ignore is None else ignore.comment
+        added = None if ignore is None else f"`{ignore.comment}`"
         if added is not None:
             suppressed.append(Suppression(hit.rule, "change", change.path, number))
-        out.append(finding(hit, Severity(grade), change.path, line, reason, added_ignore=added))
+        out.append(finding(hit, Severity(grade), change.path, line, reason, added=added))
     return out, suppressed

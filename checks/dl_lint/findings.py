@@ -17,21 +17,22 @@ def finding(
     code: str,
     reason: str | None,
     *,
-    added_ignore: str | None = None,
+    added: str | None = None,
 ) -> Finding:
-    """``added_ignore``: the ignore comment this change adds on the line, which does not count
-    (issue 34): the finding stands, and says so."""
+    """``added``: what this change adds to the statement that would silence it (its ignore
+    comment, in backticks, or "comment"), which does not count (issue 34): the finding stands,
+    and says so."""
     rule = RULES[hit.rule]
     why = rule.why.format_map(hit.words)
     fix = rule.fix.format_map(hit.words)
     graded = f" (graded {severity} here: {reason})" if reason else ""
-    if added_ignore is None:
+    if added is None:
         mark = f"`# gradgate: ignore[{hit.rule}]`"
         accept = f"; or, if this line is meant: {mark} on it {TAKES_EFFECT}."
     else:
         accept = (
             f". Suppressions added in a pull request do not count until merged: the "
-            f"`{added_ignore}` this change adds leaves the finding standing. To accept it, "
+            f"{added} this change adds leaves the finding standing. To accept it, "
             "have an owner merge it over this check, or grade the rule in "
             "`checks.dl-lint.rules`, which "
             f"{TAKES_EFFECT}."
@@ -61,7 +62,7 @@ def summary(findings: tuple[Finding, ...], linted: int, suppressed: int = 0) -> 
     counted = Counter(f.kind.removeprefix("lint-") for f in findings if f.kind != "lint-unreadable")
     if not counted:
         files = "file" if linted == 1 else "files"
-        kept = f"; {suppressed} suppressed, listed below" if suppressed else ""
+        kept = f"; {suppressed} suppressed" if suppressed else ""
         return f"no finding on the lines this change adds ({linted} Python {files} linted{kept})"
     total = sum(counted.values())
     parts = ", ".join(f"{n} `{rule}`" for rule, n in counted.most_common())

@@ -174,3 +174,56 @@ def test_moving_an_ignored_statement_needs_no_suppression(repo: GitRepo) -> None
 
     assert flagged(result) == []
     assert result.suppressions == ()
+
+
+# `find-unused-parameters` and `dist-timeout` are fixed by a comment that says why: the rule's
+# own fix, which clears a warning; graded blocking, only a comment that stood at base counts.
+DDP_BASE = (
+    "from torch.nn.parallel import DistributedDataParallel as DDP\n\ndef wrap(m, rank):\n"
+    "    # wrap the model\n    # ADD\n"
+)
+DDP_CALL = "    return DDP(m, device_ids=[rank], find_unused_parameters=True)"
+STRICT = DlLintSettings(
+    rules={"find-unused-parameters": RuleSetting(severity="blocking", reason="it hid a bug")}
+)
+
+
+def test_a_comment_that_says_why_is_the_fix_of_a_warning(repo: GitRepo) -> None:
+    head = _place(DDP_BASE, DDP_CALL + "  # the aux head is unused in eval")
+    result = pull_request(repo, {"train.py": DDP_BASE}, {"train.py": head})
+
+    assert flagged(result) == []
+    assert result.suppressions == ()
+
+
+@pytest.mark.parametrize(
+    "added",
+    [DDP_CALL + "  # the aux head is unused in eval", DDP_CALL],
+    ids=["comment-on-the-line", "under-a-base-comment-about-something-else"],
+)
+def test_a_comment_the_change_adds_does_not_clear_a_blocking_grade(
+    repo: GitRepo, added: str
+) -> None:
+    head = _place(DDP_BASE, added)
+    result = pull_request(repo, {"train.py": DDP_BASE}, {"train.py": head}, settings=STRICT)
+
+    assert flagged(result) == [("find-unused-parameters", "blocking", 5)]
+    assert "the comment on the statement this change adds" in result.findings[0].message
+    assert [(s.rule, s.origin) for s in result.suppressions] == [
+        ("find-unused-parameters", "change")
+    ]
+
+
+def test_a_comment_that_said_why_at_base_still_clears_a_blocking_grade(repo: GitRepo) -> None:
+    base = (
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n\ndef wrap(m, rank):\n"
+        "    return DDP(  # the aux head is unused in eval\n        m,\n"
+        "        device_ids=[rank],\n        find_unused_parameters=True,\n    )\n"
+    )
+    head = base.replace("device_ids=[rank]", "device_ids=[rank % 8]")
+    result = pull_request(repo, {"train.py": base}, {"train.py": head}, settings=STRICT)
+
+    assert flagged(result) == []
+    assert [(s.rule, s.origin, s.line) for s in result.suppressions] == [
+        ("find-unused-parameters", "base", 4)
+    ]
