@@ -119,15 +119,18 @@ def _python(
     needed, evaluating = head_text is not None and NEEDLES.search(head_text), _EVAL_DEF
     if head_text is not None and not needed and not evaluating.search(head_text):
         return [], []  # nothing any rule looks for: not even parsed
-    head = _parse(head_text, path)
-    if head is None or head_text is None:
-        why = "it is not readable UTF-8 Python" if head_text is None else "it does not parse"
-        return [unlinted(path, why)], []
 
     @functools.cache
     def base() -> tuple[ast.Module | None, str]:
         text = _read(ctx, ctx.base_sha, base_path)
         return _parse(text, base_path or path), text or ""
+
+    head = _parse(head_text, path)
+    if head is None or head_text is None:
+        why = "it is not readable UTF-8 Python" if head_text is None else "it does not parse"
+        # Linted at base and not at head: the PR would have switched the check off for what it
+        # adds (issue 34), so that blocks; anything else was never linted and is a note.
+        return [unlinted(path, why, made_by_change=base()[0] is not None)], []
 
     every = scan(head, path, head_text) if needed else []
     hits = [h for h in every if _added(h, change.new_lines)]

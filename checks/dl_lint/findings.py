@@ -49,7 +49,17 @@ def finding(
     )
 
 
-def unlinted(path: str, why: str) -> Finding:
+def unlinted(path: str, why: str, *, made_by_change: bool = False) -> Finding:
+    """``made_by_change``: it was linted at base, so the change made it unlintable (blocks)."""
+    if made_by_change:
+        return Finding(
+            kind="lint-unreadable",
+            severity=Severity.BLOCKING,
+            message=f"`{path}` could not be linted: {why}, while it could at base, so nothing "
+            "it adds was checked. Make it parse again as UTF-8 Python of at most 2 MB.",
+            file=path,
+            revision="head",
+        )
     return Finding(
         kind="lint-unreadable",
         severity=Severity.NOTE,
@@ -59,7 +69,11 @@ def unlinted(path: str, why: str) -> Finding:
 
 
 def summary(findings: tuple[Finding, ...], linted: int, suppressed: int = 0) -> str:
-    counted = Counter(f.kind.removeprefix("lint-") for f in findings if f.kind != "lint-unreadable")
+    counted = Counter(
+        f.kind.removeprefix("lint-")
+        for f in findings
+        if f.kind != "lint-unreadable" or f.severity is Severity.BLOCKING
+    )
     if not counted:
         files = "file" if linted == 1 else "files"
         kept = f"; {suppressed} suppressed" if suppressed else ""

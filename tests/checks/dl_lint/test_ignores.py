@@ -227,3 +227,29 @@ def test_a_comment_that_said_why_at_base_still_clears_a_blocking_grade(repo: Git
     assert [(s.rule, s.origin, s.line) for s in result.suppressions] == [
         ("find-unused-parameters", "base", 4)
     ]
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        HOOKED.replace("def forward(self, x):", "def forward(self, x:"),
+        (HOOKED + "# déjà vu\n").encode("latin-1"),
+    ],
+    ids=["no-longer-parses", "no-longer-utf-8"],
+)
+def test_a_file_the_change_makes_unlintable_blocks(repo: GitRepo, head: str | bytes) -> None:
+    """Otherwise a PR could switch the check off for what it adds (issue 34)."""
+    result = pull_request(repo, {"net.py": HOOKED}, {"net.py": head})
+
+    (finding,) = result.findings
+    assert (finding.kind, finding.severity) == ("lint-unreadable", Severity.BLOCKING)
+    assert "while it could at base" in finding.message
+    assert result.outcome is Outcome.FAIL
+    assert result.summary == "1 finding: 1 `unreadable`"
+
+
+def test_a_new_file_that_does_not_parse_is_only_a_note(repo: GitRepo) -> None:
+    result = pull_request(repo, {"a.py": "x = 1\n"}, {"net.py": "def f(:\n  torch.save(m)\n"})
+
+    (finding,) = result.findings
+    assert (finding.kind, finding.severity) == ("lint-unreadable", Severity.NOTE)

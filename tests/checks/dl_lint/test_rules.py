@@ -16,8 +16,8 @@ from tests.gitrepo import GitRepo
 
 def pull_request(
     repo: GitRepo,
-    base: Mapping[str, str],
-    head: Mapping[str, str],
+    base: Mapping[str, str | bytes],
+    head: Mapping[str, str | bytes],
     *,
     settings: DlLintSettings | None = None,
     checkpoint_zone: bool = False,
