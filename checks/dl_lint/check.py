@@ -23,7 +23,6 @@ from gradgate.checks.base import (
     Finding,
     Severity,
     Suppression,
-    SuppressionOrigin,
     outcome_for,
     report_order,
     settings_as,
@@ -31,7 +30,7 @@ from gradgate.checks.base import (
 from gradgate.checks.diff import ChangeStatus, FileChange, LineSpan
 from gradgate.checks.dl_lint.evaluation import evaluations
 from gradgate.checks.dl_lint.findings import finding, summary, unlinted
-from gradgate.checks.dl_lint.ignores import at_base, ignore_for
+from gradgate.checks.dl_lint.ignores import AtBase, at_base, weigh
 from gradgate.checks.dl_lint.languages import foreign
 from gradgate.checks.dl_lint.scan import NEEDLES, Hit, scan
 from gradgate.checks.dl_lint.settings import DlLintSettings
@@ -143,11 +142,8 @@ def _python(
     # Code the change left in place keeps its own base hit; only the rest can have moved (a
     # copy of a line that stays is new code).
     before.subtract(h.key for h in every if not _added(h, change.new_lines))
-    statements = [(h.rule, h.line, h.end) for h in was]
-    if tree is not None:
-        statements += [("eval-mode-lost", e.line, e.line) for e in evaluations(tree).values()]
-    kept_at_base = at_base(statements, text.splitlines())
-    said_at_base = _explanations(was, text.splitlines())
+    defs = [e.line for e in evaluations(tree).values()] if tree is not None else []
+    kept = at_base(was, defs, text.splitlines())
     lines = head_text.splitlines()
     out: list[Finding] = []
     suppressed: list[Suppression] = []
@@ -167,53 +163,16 @@ def _python(
             if reason is not None:  # turned off by the config, not off by default
                 suppressed.append(Suppression(hit.rule, "config", path, hit.line, reason))
             continue
-        added = None
-        explained = _explained(hit, lines, change.new_lines, said_at_base)
-        if explained is not None and grade != "blocking":
-            continue  # a comment that says why is the rule's fix
-        if explained is not None:  # graded blocking: only a comment that stood at base counts
-            suppressed.append(Suppression(hit.rule, explained, path, hit.line))
-            if explained == "base":
-                continue
-            added = "comment on the statement"
-        ignore = ignore_for(hit.rule, hit.line, hit.end, lines, change.new_lines, kept_at_base)
-        if ignore is not None and added is None:
-            origin: SuppressionOrigin = "base" if ignore.at_base else "change"
-            suppressed.append(Suppression(hit.rule, origin, path, hit.line))
-            if ignore.at_base:
-                continue
-            added = f"`{ignore.comment}`"
+        weighed = weigh(
+            hit, blocking=grade == "blocking", lines=lines, changed=change.new_lines, base=kept
+        )
+        if weighed.origin is not None:
+            suppressed.append(Suppression(hit.rule, weighed.origin, path, hit.line))
+        if not weighed.stands:
+            continue
         code = "\n".join(lines[hit.line - 1 : hit.end])
-        out.append(finding(hit, Severity(grade), path, code, reason, added=added))
+        out.append(finding(hit, Severity(grade), path, code, reason, added=weighed.added))
     return out, suppressed
-
-
-def _explained(
-    hit: Hit, lines: list[str], changed: Iterable[LineSpan], base: frozenset[str]
-) -> SuppressionOrigin | None:
-    """Where the comment that says why stands, for the rules whose fix is one (`dist-timeout`,
-    `find-unused-parameters`): "base" when it stood at base saying why for the same rule (a
-    line the change left as it was, that explained a hit of the rule there), else "change";
-    None: there is no such comment. ``base``: `rule` + line, from ``_explanations``."""
-    said = hit.words.get("explained")
-    if said is None:
-        return None
-    spans = list(changed)
-    for number in map(int, said.split(",")):
-        text = lines[number - 1] if number <= len(lines) else ""
-        if not any(number in s for s in spans) and f"{hit.rule}\n{text}" in base:
-            return "base"
-    return "change"
-
-
-def _explanations(hits: Iterable[Hit], lines: list[str]) -> frozenset[str]:
-    """The base's comments that said why for a hit: `rule` + the line that holds one."""
-    return frozenset(
-        f"{h.rule}\n{lines[int(n) - 1]}"
-        for h in hits
-        for n in h.words.get("explained", "").split(",")
-        if n and int(n) <= len(lines)
-    )
 
 
 def _added(hit: Hit, spans: Iterable[LineSpan]) -> bool:
@@ -309,9 +268,10 @@ def _comments(
             {"lang": language},
         )
         # The line is one the change adds: an ignore on it is the change's own, never at base.
-        ignore = ignore_for(hit.rule, number, number, lines, change.new_lines, frozenset())
-        added = None if ignore is None else f"`{ignore.comment}`"
-        if added is not None:
-            suppressed.append(Suppression(hit.rule, "change", change.path, number))
-        out.append(finding(hit, Severity(grade), change.path, line, reason, added=added))
+        weighed = weigh(
+            hit, blocking=grade == "blocking", lines=lines, changed=change.new_lines, base=AtBase()
+        )
+        if weighed.origin is not None:
+            suppressed.append(Suppression(hit.rule, weighed.origin, change.path, number))
+        out.append(finding(hit, Severity(grade), change.path, line, reason, added=weighed.added))
     return out, suppressed
