@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar, cast
 
 from gradgate.checks.errors import CheckError
 from gradgate.checks.sandbox.isolation import Isolation
@@ -67,6 +67,28 @@ class Finding:
     head_line: int | None = None
 
 
+# Where a suppression came from (issue 34): an inline comment that stands at base, a rule of the
+# base's `.gradgate.yml`, or, not counted, one this change adds itself.
+SuppressionOrigin = Literal["base", "config", "change"]
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    """A finding a suppression kept out (origin "base" or "config"), or one a suppression the
+    change adds itself could not keep out (origin "change": the finding stands, see issue 34).
+    Reports list every one, so nothing is silenced without a word."""
+
+    rule: str  # what it suppresses: a rule id, or the config rule (e.g. a key pattern)
+    origin: SuppressionOrigin
+    file: str | None = None
+    line: int | None = None
+    reason: str | None = None  # the config rule's reason, where it has one
+
+    @property
+    def applied(self) -> bool:
+        return self.origin != "change"
+
+
 def report_order(finding: Finding) -> tuple[int, str, int]:
     """How findings are listed everywhere: most severe first, then by file and line."""
     return (finding.severity.rank, finding.file or "", finding.line or 0)
@@ -86,6 +108,8 @@ class CheckResult:
     # JSON values a check's own report template renders (bot/templates/checks/<name>.*.j2),
     # e.g. the gradient check's model summary and chart; also in the JSON report.
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # The suppressions met on the way (issue 34): listed in every report and counted in JSON.
+    suppressions: tuple[Suppression, ...] = ()
 
 
 def outcome_for(findings: tuple[Finding, ...]) -> Outcome:
@@ -208,6 +232,7 @@ def finish(
     metrics: Mapping[str, float] | None = None,
     extra: Mapping[str, Any] | None = None,
     order: Callable[[Finding], Any] = report_order,
+    suppressions: Iterable[Suppression] = (),
 ) -> CheckResult:
     """A decided check's result: its findings in report order, the outcome they imply (unless
     the check decides it: ``outcome``), and the summary, written for the ordered findings."""
@@ -219,6 +244,7 @@ def finish(
         findings=ordered,
         metrics=metrics or {},
         extra=extra or {},
+        suppressions=tuple(suppressions),
     )
 
 

@@ -15,7 +15,14 @@ from gradgate.bot.report.lines import DiffLines
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import Verdict
 from gradgate.checks import REGISTRY
-from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
+from gradgate.checks.base import (
+    CheckResult,
+    Finding,
+    Outcome,
+    Severity,
+    Suppression,
+    SuppressionOrigin,
+)
 from gradgate.checks.diff import LineSpan
 from gradgate.checks.sandbox.isolation import Isolation, Scope
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
@@ -80,6 +87,15 @@ class _Finding(BaseModel):
     head_line: _Line | None = None
 
 
+class _Suppression(BaseModel):
+    model_config = _MODEL
+    rule: str
+    origin: SuppressionOrigin
+    file: str | None = None
+    line: _Line | None = None
+    reason: str | None = None
+
+
 class _Isolation(BaseModel):
     model_config = _MODEL
     sandbox: Literal["bubblewrap", "process"]
@@ -102,6 +118,7 @@ class _Check(BaseModel):
     metrics: dict[str, float] = Field(default_factory=dict)
     extra: dict[str, Any] = Field(default_factory=dict)  # a check's own data for its template
     findings: tuple[_Finding, ...] = ()
+    suppressions: tuple[_Suppression, ...] = ()
     sandbox: _Isolation | None = None  # how its model code was isolated
 
 
@@ -146,6 +163,7 @@ def report_from_json(data: Any) -> Report:
             duration_s=c.duration_s or 0.0,
             isolation=None if c.sandbox is None else Isolation(**c.sandbox.model_dump()),
             extra=c.extra,
+            suppressions=tuple(Suppression(**s.model_dump()) for s in c.suppressions),
         )
         for c in parsed.checks
         if c.summary is not None

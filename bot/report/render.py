@@ -20,7 +20,7 @@ from gradgate.bot.report.lines import DiffLines
 from gradgate.bot.report.tidy import one_line
 from gradgate.bot.report.verdict import Verdict
 from gradgate.bot.templates import render_template
-from gradgate.checks.base import CheckResult, Finding, Outcome, report_order
+from gradgate.checks.base import CheckResult, Finding, Outcome, Suppression, report_order
 
 COMMENT_MARKER = "<!-- gradgate:report -->"
 STATUS_LIMIT = 140  # GitHub truncates commit status descriptions beyond this
@@ -173,6 +173,20 @@ def hidden(pairs: list[tuple[CheckResult, Finding]]) -> list[Hidden]:
     return [Hidden(check, kind, severity, n) for (check, kind, _, severity), n in ordered]
 
 
+def suppressions(report: Report) -> list[tuple[CheckResult, Suppression]]:
+    """Every suppression the checks met (issue 34), those that did not count first (their
+    findings stand), then by file and line: a report never silences a finding without a word."""
+    pairs = [(r, s) for r in report.results for s in r.suppressions]
+    return sorted(pairs, key=lambda p: (p[1].applied, p[1].file or "", p[1].line or 0))
+
+
+def suppression_counts(report: Report) -> dict[str, int]:
+    """How many suppressions applied, and how many the change added itself (not counted)."""
+    listed = [s for _, s in suppressions(report)]
+    applied = sum(s.applied for s in listed)
+    return {"applied": applied, "not_counted": len(listed) - applied}
+
+
 def documented(report: Report) -> list[str]:
     """The checks with a finding, each once, in the order their findings are listed: the
     footer links each one's page when the door knows where gradgate's docs are."""
@@ -187,6 +201,7 @@ def _context(report: Report, fmt: str, limits: Limits) -> dict[str, Any]:
     all_rows = rows(report)
     shown, skipped = table(all_rows)
     unmatched = list(report.plan.unmatched.items()) if report.plan else []
+    suppressed = suppressions(report)
     return {
         "r": report,
         "fmt": fmt,
@@ -199,6 +214,8 @@ def _context(report: Report, fmt: str, limits: Limits) -> dict[str, Any]:
         "findings": listed[: limits.findings],
         "hidden": hidden(listed[limits.findings :]),
         "hidden_total": max(len(listed) - limits.findings, 0),
+        "suppressions": suppressed[: limits.findings],
+        "suppressions_hidden": max(len(suppressed) - limits.findings, 0),
         "zones": zones[: limits.zones],
         "zones_hidden": max(len(zones) - limits.zones, 0),
         "limits": limits,
@@ -282,8 +299,20 @@ def as_json(report: Report) -> dict[str, Any]:
                     }
                     for f in (row.result.findings if row.result else ())
                 ],
+                "suppressions": [
+                    {
+                        "rule": s.rule,
+                        "origin": s.origin,
+                        "applied": s.applied,
+                        "file": s.file,
+                        "line": s.line,
+                        "reason": s.reason,
+                    }
+                    for s in (row.result.suppressions if row.result else ())
+                ],
             }
             for row in rows(report)
         ],
+        "suppressions": suppression_counts(report),
         "diff_lines": report.diff_lines.as_json() if report.diff_lines is not None else None,
     }

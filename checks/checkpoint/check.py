@@ -61,6 +61,7 @@ class CheckpointCheck(Checking[CheckpointSettings]):
             lambda findings: summary(findings, result),
             outcome=result,
             metrics=outcome.metrics,
+            suppressions=outcome.suppressions,
         )
 
     def _references_only(self, ctx: CheckContext, settings: CheckpointSettings) -> CheckResult:

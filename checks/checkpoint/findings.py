@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from gradgate.checks.base import Finding, Severity
+from gradgate.checks.base import Finding, Severity, Suppression
 from gradgate.checks.checkpoint.environment import environment
 from gradgate.checks.checkpoint.infer import Conversion, Rename
 from gradgate.checks.checkpoint.judge import Judgement
@@ -58,12 +58,13 @@ def findings_for(
     classes: Mapping[str, ClassSource] | None = None,
     diff: PullDiff | None = None,
     allow: Sequence[KeyAllowRule] = (),
-) -> list[Finding]:
+) -> tuple[list[Finding], list[Suppression]]:
     """``label`` names the reference in messages ("`ckpt/v1.pt`", "the base model's state
     dict"); ``rules`` are the declared migrations; ``verified``: whether a dry run with the
     suggested map loaded cleanly (None: not tried); ``same_outputs``: whether base weights,
     loaded with that map, gave base's outputs (None: not compared); ``classes`` (the head
-    model's) and ``diff`` place findings at the PR's lines; ``allow``: intended breaks."""
+    model's) and ``diff`` place findings at the PR's lines; ``allow``: intended breaks. Also
+    returns what the config's `allow:` and `migrations:` accepted, for the report (issue 34)."""
     out: list[Finding] = []
     placer = Placer(file, judgement.locations, classes or {}, diff or PullDiff({}), allow)
 
@@ -183,7 +184,11 @@ def findings_for(
         out.append(environment(placer, judgement, key, condition, label))
     if not judgement.breaks and (judgement.passed_by or judgement.shims):
         add(MIGRATED, Severity.NOTE, _passed(judgement, label))
-    return out
+    migrated = [
+        Suppression(f"migrations: {rule(pattern, replacement)}", "config", file)
+        for pattern, replacement, _count in judgement.passed_by
+    ]
+    return out, [*placer.suppressed, *migrated]
 
 
 def _escape(key: str) -> str:

@@ -12,17 +12,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from gradgate.checks.base import Finding, Severity
+from gradgate.checks.base import Finding, Severity, Suppression
 from gradgate.checks.checkpoint.settings import KeyAllowRule
 from gradgate.checks.checkpoint.snippets import migration_yaml
 from gradgate.checks.fold import PLACE, fold
 from gradgate.checks.model.lines import ClassSource, PullDiff, changed_line, locate
-from gradgate.checks.paste import REASON, quote
+from gradgate.checks.paste import REASON, TAKES_EFFECT, quote
 
-ALLOW_HINT = "If this is intended, paste the `allow` rule in the details, with your reason."
-DROP_HINT = "If they are gone on purpose, paste the `migrations` rule in the details."
+ALLOW_HINT = (
+    "If this is intended, paste the `allow` rule in the details, with your reason; the rule "
+    f"{TAKES_EFFECT}."
+)
+DROP_HINT = (
+    "If they are gone on purpose, paste the `migrations` rule in the details; the rule "
+    f"{TAKES_EFFECT}."
+)
 
 
 def key_pattern(keys: Sequence[str]) -> str:
@@ -61,6 +67,8 @@ class Placer:
     classes: Mapping[str, ClassSource]
     diff: PullDiff
     allow: Sequence[KeyAllowRule] = ()
+    # The findings an `allow:` rule of the (base's) config accepted, for the report (issue 34).
+    suppressed: list[Suppression] = field(default_factory=list)
 
     def finding(
         self,
@@ -96,6 +104,10 @@ class Placer:
             if place is not None:
                 file, number, revision = place[0], place[1], "head"
                 message += f" ({place[2]}.)"
+        if rule is not None:
+            self.suppressed.append(
+                Suppression(f"allow: {rule.keys}", "config", file, number, rule.reason)
+            )
         return Finding(
             kind,
             severity,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradgate.checks.base import Finding, Severity
+from gradgate.checks.base import Finding, Severity, Suppression
 from gradgate.checks.checkpoint import findings as words
 from gradgate.checks.checkpoint.failures import (
     built_for_real,
@@ -47,6 +47,7 @@ class Outcome:
     findings: tuple[Finding, ...]
     unusable: bool  # a reference could not be used: the check could not decide for it
     metrics: Mapping[str, float] = field(default_factory=dict)
+    suppressions: tuple[Suppression, ...] = ()  # what `allow:` and `migrations:` accepted
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,26 +204,27 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
     same = None if suggested is None or not suggested.compared else suggested.equal
     severity = Severity.BLOCKING if settings.dtype_changes == "block" else Severity.WARNING
     diff = read_diff(ctx)
+    suppressed: list[Suppression] = []
     for info, _load, judgement, _entries in judged:
-        findings.extend(
-            words.findings_for(
-                judgement,
-                label=info.label,
-                file=info.file,
-                rules=rules,
-                verified=verified.get(info.name),
-                dtype_severity=severity,
-                same_outputs=same if info.name == FROM_BASE else None,
-                classes=model.classes,
-                diff=diff,
-                allow=settings.allow,
-            )
+        found_here, accepted = words.findings_for(
+            judgement,
+            label=info.label,
+            file=info.file,
+            rules=rules,
+            verified=verified.get(info.name),
+            dtype_severity=severity,
+            same_outputs=same if info.name == FROM_BASE else None,
+            classes=model.classes,
+            diff=diff,
+            allow=settings.allow,
         )
+        findings.extend(found_here)
+        suppressed.extend(accepted)
     if result is not None:
         breaks = any(f.severity is Severity.BLOCKING for f in findings)
         findings.extend(equivalence_findings(result, rules=rules, quiet=breaks))
     metrics = {"references": float(len(checked)), "model_keys": float(len(model.entries))}
-    return Outcome(tuple(findings), unusable, metrics)
+    return Outcome(tuple(findings), unusable, metrics, tuple(suppressed))
 
 
 def _with_runs(request: dict[str, Any], rules: Sequence[tuple[str, str | None]]) -> dict[str, Any]:

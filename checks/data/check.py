@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from gradgate.checks.base import Checking, CheckResult, CheckSettings, Finding, Severity, finish
 from gradgate.checks.context import CheckContext
 from gradgate.checks.data.compare import Comparison, compare
-from gradgate.checks.data.findings import findings_for
+from gradgate.checks.data.findings import accepted, findings_for
 from gradgate.checks.data.problems import describe
 from gradgate.checks.data.settings import DataSettings
 from gradgate.checks.errors import CheckError, ModelError
@@ -45,6 +45,7 @@ class DataCheck(Checking[DataSettings]):
             findings_for(comparison, allow=settings.allow),
             lambda findings: _summary(comparison, findings),
             extra={"input": comparison.head_form, "outputs": comparison.outputs},
+            suppressions=accepted(comparison, allow=settings.allow),
         )
 
 

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from fnmatch import fnmatchcase
 
-from gradgate.checks.base import Finding, Severity
+from gradgate.checks.base import Finding, Severity, Suppression
 from gradgate.checks.data.compare import Comparison, Difference, OutputChange
 from gradgate.checks.data.settings import AllowRule
+from gradgate.checks.paste import TAKES_EFFECT
 
 _NONDETERMINISM = (
     "{revision}'s transform gave different outputs for {outputs} on two calls with the same "
@@ -33,6 +34,19 @@ def _reason(change: OutputChange, difference: Difference, allow: Sequence[AllowR
     return None
 
 
+def accepted(c: Comparison, *, allow: Sequence[AllowRule]) -> tuple[Suppression, ...]:
+    """What the config's `allow` rules accepted, for the report's list (issue 34): one per
+    output whose every difference a rule covers (the changes ``findings_for`` turns to notes)."""
+    out = []
+    for change in c.changes:
+        reasons = [_reason(change, d, allow) for d in change.differences]
+        if all(reason is not None for reason in reasons):
+            kinds = ", ".join(dict.fromkeys(d.kind for d in change.differences))
+            why = "; ".join(dict.fromkeys(r for r in reasons if r is not None))
+            out.append(Suppression(f"allow: {change.output} ({kinds})", "config", reason=why))
+    return tuple(out)
+
+
 def findings_for(c: Comparison, *, allow: Sequence[AllowRule]) -> tuple[Finding, ...]:
     found: list[Finding] = []
     for change in c.changes:
@@ -48,7 +62,8 @@ def findings_for(c: Comparison, *, allow: Sequence[AllowRule]) -> tuple[Finding,
             continue
         message = (
             f"{subject} changed for the same input and seeds: {said}. If this is intended, "
-            "add an `allow` rule with its reason under `checks.data` in .gradgate.yml."
+            "add an `allow` rule with its reason under `checks.data` in .gradgate.yml; the rule "
+            f"{TAKES_EFFECT}."
         )
         found.append(
             Finding(

@@ -3,7 +3,8 @@
 Static, like api-contract: the changed files of the zones that require it are parsed at base and
 head, never imported. A rule's hit counts when it lies on a line the PR added or changed and the
 same code did not already hit at base (moved code is not new); a `# gradgate: ignore[RULE]`
-comment on the line, or the rule's grade in `checks.dl-lint.rules`, says otherwise.
+comment that stood at base on the statement (``ignores``: one the PR adds does not count), or the
+rule's grade in `checks.dl-lint.rules`, says otherwise. Every suppression met is in the result.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from gradgate.checks.base import (
     CheckSettings,
     Finding,
     Severity,
+    Suppression,
     finish,
     report_order,
 )
@@ -28,11 +30,11 @@ from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import ChangeStatus, FileChange, LineSpan
 from gradgate.checks.dl_lint.evaluation import evaluations
 from gradgate.checks.dl_lint.findings import finding, summary, unlinted
+from gradgate.checks.dl_lint.ignores import AtBase, at_base, weigh
 from gradgate.checks.dl_lint.languages import foreign
 from gradgate.checks.dl_lint.scan import NEEDLES, Hit, scan
 from gradgate.checks.dl_lint.settings import DlLintSettings
 
-_IGNORE = re.compile(r"#\s*gradgate:\s*ignore(?:\[(?P<rules>[^\]]*)\])?")
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf")
 _MAX_BYTES = 2_000_000
 # An evaluation function (rule `eval-mode-lost`): its module is parsed even without NEEDLES.
@@ -48,6 +50,7 @@ class DlLintCheck(Checking[DlLintSettings]):
         in_zones = {p for paths in ctx.zones.values() for p in paths}
         checkpoints = ctx.paths_requiring.get("checkpoint", frozenset())
         findings: list[Finding] = []
+        suppressed: list[Suppression] = []
         linted = 0
         for change in ctx.changes:
             path = change.head_path
@@ -55,15 +58,21 @@ class DlLintCheck(Checking[DlLintSettings]):
                 continue
             if path.endswith(".py"):
                 linted += 1
-                findings += _python(ctx, change, settings, path in checkpoints)
+                found, met = _python(ctx, change, settings, path in checkpoints)
+                findings += found
+                suppressed += met
             elif path.endswith(_CONFIG_SUFFIXES) and settings.grade("comment-language") != "off":
-                findings += _comments(ctx, change, settings)
+                found, met = _comments(ctx, change, settings)
+                findings += found
+                suppressed += met
+        applied = sum(s.applied for s in suppressed)
         return finish(
             self.name,
             findings,
-            lambda ordered: summary(ordered, linted),
+            lambda ordered: summary(ordered, linted, applied),
             metrics={"files_linted": linted, "findings": len(findings)},
             order=lambda f: (*report_order(f)[:1], f.kind, *report_order(f)[1:]),
+            suppressions=tuple(suppressed),
         )
 
 
@@ -96,31 +105,43 @@ def _parse(text: str | None, path: str) -> ast.Module | None:
 
 def _python(
     ctx: CheckContext, change: FileChange, settings: DlLintSettings, holds_checkpoints: bool
-) -> list[Finding]:
+) -> tuple[list[Finding], list[Suppression]]:
+    """The findings on what the change adds, and the suppressions met (issue 34)."""
     path = change.path
     base_path = None if change.status is ChangeStatus.COPIED else change.base_path
     head_text = _read(ctx, ctx.head_sha, path)
     needed, evaluating = head_text is not None and NEEDLES.search(head_text), _EVAL_DEF
     if head_text is not None and not needed and not evaluating.search(head_text):
-        return []  # nothing any rule looks for: not even parsed
-    head = _parse(head_text, path)
-    if head is None or head_text is None:
-        why = "it is not readable UTF-8 Python" if head_text is None else "it does not parse"
-        return [unlinted(path, why)]
+        return [], []  # nothing any rule looks for: not even parsed
 
     @functools.cache
     def base() -> tuple[ast.Module | None, str]:
         text = _read(ctx, ctx.base_sha, base_path)
         return _parse(text, base_path or path), text or ""
 
-    hits = [h for h in scan(head, path, head_text) if _added(h, change.new_lines)] if needed else []
+    head = _parse(head_text, path)
+    if head is None or head_text is None:
+        why = "it is not readable UTF-8 Python" if head_text is None else "it does not parse"
+        # Linted at base and not at head: the PR would have switched the check off for what it
+        # adds (issue 34), so that blocks; anything else was never linted and is a note.
+        return [unlinted(path, why, made_by_change=base()[0] is not None)], []
+
+    every = scan(head, path, head_text) if needed else []
+    hits = [h for h in every if _added(h, change.new_lines)]
     hits += _evaluations_lost(base, head, change)
     if not hits:
-        return []
+        return [], []
     tree, text = base()
-    before = Counter(h.key for h in scan(tree, base_path or path, text)) if tree else Counter()
+    was = scan(tree, base_path or path, text) if tree else []
+    before = Counter(h.key for h in was)
+    # Code the change left in place keeps its own base hit; only the rest can have moved (a
+    # copy of a line that stays is new code).
+    before.subtract(h.key for h in every if not _added(h, change.new_lines))
+    defs = [e.line for e in evaluations(tree).values()] if tree is not None else []
+    kept = at_base(was, defs, text.splitlines())
     lines = head_text.splitlines()
-    out = []
+    out: list[Finding] = []
+    suppressed: list[Suppression] = []
     for hit in hits:
         if before[hit.key] > 0:
             before[hit.key] -= 1  # the same code stood at base: moved or untouched, not new
@@ -132,27 +153,25 @@ def _python(
             and holds_checkpoints
         ):
             grade = "blocking"
-        if grade == "off" or _ignored(hit, lines):
-            continue
         reason = settings.rules[hit.rule].reason if hit.rule in settings.rules else None
+        if grade == "off":
+            if reason is not None:  # turned off by the config, not off by default
+                suppressed.append(Suppression(hit.rule, "config", path, hit.line, reason))
+            continue
+        weighed = weigh(
+            hit, blocking=grade == "blocking", lines=lines, changed=change.new_lines, base=kept
+        )
+        if weighed.origin is not None:
+            suppressed.append(Suppression(hit.rule, weighed.origin, path, hit.line))
+        if not weighed.stands:
+            continue
         code = "\n".join(lines[hit.line - 1 : hit.end])
-        out.append(finding(hit, Severity(grade), path, code, reason))
-    return out
+        out.append(finding(hit, Severity(grade), path, code, reason, added=weighed.added))
+    return out, suppressed
 
 
 def _added(hit: Hit, spans: Iterable[LineSpan]) -> bool:
     return any(line in span for span in spans for line in range(hit.line, hit.end + 1))
-
-
-def _ignored(hit: Hit, lines: list[str]) -> bool:
-    for text in lines[hit.line - 1 : hit.end]:
-        match = _IGNORE.search(text)
-        if match is None:
-            continue
-        named = match["rules"]
-        if named is None or hit.rule in {r.strip() for r in named.split(",")}:
-            return True
-    return False
 
 
 def _evaluations_lost(
@@ -213,14 +232,21 @@ def _is_test_file(path: str) -> bool:
     return name.startswith("test_") or name.endswith("_test.py") or "/tests/" in f"/{path}"
 
 
-def _comments(ctx: CheckContext, change: FileChange, settings: DlLintSettings) -> list[Finding]:
+def _comments(
+    ctx: CheckContext, change: FileChange, settings: DlLintSettings
+) -> tuple[list[Finding], list[Suppression]]:
     assert settings.comments is not None or "comment-language" in settings.rules
     language = settings.comments.language if settings.comments else "en"
     text = _read(ctx, ctx.head_sha, change.path)
     if text is None:
-        return [unlinted(change.path, "it is not readable UTF-8 text")]
+        return [unlinted(change.path, "it is not readable UTF-8 text")], []
     lines = text.splitlines()
     out = []
+    suppressed = []
+    grade = settings.grade("comment-language")
+    reason = (
+        settings.rules["comment-language"].reason if "comment-language" in settings.rules else None
+    )
     for number, line in enumerate(lines, start=1):
         if not any(number in span for span in change.new_lines):
             continue
@@ -236,13 +262,11 @@ def _comments(ctx: CheckContext, change: FileChange, settings: DlLintSettings) -
             f"comment-language:{line.strip()}",
             {"lang": language},
         )
-        if _ignored(hit, lines):
-            continue
-        grade = settings.grade("comment-language")
-        reason = (
-            settings.rules["comment-language"].reason
-            if "comment-language" in settings.rules
-            else None
+        # The line is one the change adds: an ignore on it is the change's own, never at base.
+        weighed = weigh(
+            hit, blocking=grade == "blocking", lines=lines, changed=change.new_lines, base=AtBase()
         )
-        out.append(finding(hit, Severity(grade), change.path, line, reason))
-    return out
+        if weighed.origin is not None:
+            suppressed.append(Suppression(hit.rule, weighed.origin, change.path, number))
+        out.append(finding(hit, Severity(grade), change.path, line, reason, added=weighed.added))
+    return out, suppressed

@@ -12,7 +12,7 @@ import ast
 import functools
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gradgate.checks.api_contract.names import bind_import, dotted, is_package, module_name
 from gradgate.checks.dl_lint.syntax import (
@@ -132,8 +132,7 @@ class _Scan:
         elif last(name, node) in ("DistributedDataParallel", "DDP") and kw_true(
             node, "find_unused_parameters"
         ):
-            if not self._commented(node):
-                yield self._hit("find-unused-parameters", node)
+            yield self._explained(self._hit("find-unused-parameters", node), node)
         elif name == "torch.save":
             saved = node.args[0] if node.args else kw(node, "obj")
             what = None if saved is None else self._pickled(saved)
@@ -144,15 +143,21 @@ class _Scan:
             if where is not None and not self._constant_path(where):
                 yield self._hit("load-unsafe", node)
 
-    def _commented(self, node: ast.AST) -> bool:
+    def _explained(self, hit: Hit, node: ast.AST) -> Hit:
+        """The hit, with the lines of the comments that say why (on the statement or the line
+        above it) in ``words["explained"]``: the rule's own fix, which the check weighs by
+        where the comment stands (issue 34: one the PR adds does not clear a blocking rule)."""
         first = getattr(node, "lineno", 0)
         last = getattr(node, "end_lineno", None) or first
-        return any(n in self.comments for n in range(first - 1, last + 1))
+        lines = [n for n in range(first - 1, last + 1) if n in self.comments]
+        if not lines:
+            return hit
+        return replace(hit, words={**hit.words, "explained": ",".join(map(str, lines))})
 
     def _process_group(self, node: ast.Call) -> Iterator[Hit]:
         timeout = kw(node, "timeout")
         seconds = None if timeout is None else timedelta_seconds(timeout)
-        if seconds is None or self._commented(node):
+        if seconds is None:
             return
         backend_node = kw(node, "backend") or (node.args[0] if node.args else None)
         backend = (
@@ -162,13 +167,14 @@ class _Scan:
         )
         default = 600.0 if backend == "nccl" else 1800.0
         if seconds * 3 <= default or seconds >= default * 3:
-            yield self._hit(
+            hit = self._hit(
                 "dist-timeout",
                 node,
                 what=f"`init_process_group` with a timeout of {span(seconds)} "
                 f"(the `{backend or 'default'}` backend's default is {span(default)})",
                 how=span(seconds),
             )
+            yield self._explained(hit, node)
 
     @functools.cached_property
     def comments(self) -> set[int]:
@@ -190,14 +196,14 @@ class _Scan:
                 isinstance(key, ast.Constant)
                 and isinstance(key.value, str)
                 and all(part in key.value.upper() for part in _NCCL_ENV)
-                and not self._commented(node)
             ):
-                yield self._hit(
+                hit = self._hit(
                     "dist-timeout",
                     node,
                     what=f"`{key.value}` set in the environment",
                     how="longer or shorter than the backend's default",
                 )
+                yield self._explained(hit, node)
 
     def _is_environ(self, expr: ast.expr) -> bool:
         return self.resolve(expr) == "os.environ"

@@ -44,7 +44,8 @@ class DlLintSettings(CheckSettings):
         description=(
             "Rule id -> `{severity, reason}`: turn a rule off or re-grade it for this "
             "repository (docs/checks/dl-lint.md lists the rules). One line is exempted with a "
-            "`# gradgate: ignore[RULE]` comment on it."
+            "`# gradgate: ignore[RULE]` comment on it that stands at base: one a pull request "
+            "adds counts only once merged."
         ),
     )
     comments: CommentsSetting | None = Field(

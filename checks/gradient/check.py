@@ -27,7 +27,7 @@ from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.gradient.compare import Comparison, compare
 from gradgate.checks.gradient.facts import Probed, RevisionFacts, parse_probe
-from gradgate.checks.gradient.findings import findings_for
+from gradgate.checks.gradient.findings import accepted, findings_for
 from gradgate.checks.gradient.settings import GradientSettings
 from gradgate.checks.gradient.summary import chart, model_summary
 from gradgate.checks.gradient.untested import untested_findings
@@ -93,6 +93,9 @@ class GradientCheck(Checking[GradientSettings]):
             self.name,
             found,
             lambda findings: _summary(first, findings, variants=len(pairs)),
+            suppressions=tuple(
+                dict.fromkeys(x for c in comparisons for x in accepted(c, settings.allow))
+            ),
             metrics={
                 "trainable_base": sum(p.numel for p in first.base.params if p.trainable),
                 "trainable_head": sum(p.numel for p in first.head.params if p.trainable),

@@ -144,13 +144,18 @@ def _ratio(base: Sequence[float | None], head: Sequence[float | None]) -> float 
     return None
 
 
-def _allowed(row: Row, rules: Sequence[AllowRule]) -> Row:
+def allow_rule_for(row: Row, rules: Sequence[AllowRule]) -> AllowRule | None:
+    """The first `allow` rule that covers a changed row; None: none does (or it is unchanged)."""
     if row.change is None:
+        return None
+    return next((r for r in rules if any(fnmatchcase(n, r.pattern) for n in row.names)), None)
+
+
+def _allowed(row: Row, rules: Sequence[AllowRule]) -> Row:
+    rule = allow_rule_for(row, rules)
+    if rule is None:
         return row
-    for rule in rules:
-        if any(fnmatchcase(name, rule.pattern) for name in row.names):
-            return Row(row.name, row.names, row.base, row.head, row.change, row.ratio, rule.reason)
-    return row
+    return Row(row.name, row.names, row.base, row.head, row.change, row.ratio, rule.reason)
 
 
 def _unregistered(facts: RevisionFacts) -> list[str]:

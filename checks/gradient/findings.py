@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gradgate.checks.base import Finding, Severity
+from gradgate.checks.base import Finding, Severity, Suppression
 from gradgate.checks.gradient.classify import State
-from gradgate.checks.gradient.compare import Change, Comparison, Row
+from gradgate.checks.gradient.compare import Change, Comparison, Row, allow_rule_for
 from gradgate.checks.gradient.group import Group, cover, fold_groups, parent_module
 from gradgate.checks.gradient.magnitudes import magnitudes
 from gradgate.checks.gradient.run_level import run_level
+from gradgate.checks.gradient.settings import AllowRule
 from gradgate.checks.gradient.words import (
     ALLOW_HINT,
     CAUSES,
@@ -192,6 +193,20 @@ def _spot(
     return locate(
         modules, c.head.sources, diff, constructs=constructs, anywhere=state is State.FROZEN
     )
+
+
+def accepted(c: Comparison, allow: Sequence[AllowRule]) -> list[Suppression]:
+    """What the config's `allow` rules accepted, for the report's list (issue 34): one per rule
+    and kind of change (the notes of ``_allowed``)."""
+    found: dict[tuple[str, Change], str] = {}
+    for row in c.rows:
+        rule = allow_rule_for(row, allow)
+        if rule is not None and row.change is not None:
+            found.setdefault((rule.pattern, row.change), rule.reason)
+    return [
+        Suppression(f"allow: {pattern} ({change.value})", "config", reason=reason)
+        for (pattern, change), reason in found.items()
+    ]
 
 
 def _allowed(c: Comparison) -> list[Finding]:

@@ -8,10 +8,11 @@ from gradgate.checks.fold import PLACE, split
 from gradgate.checks.gradient.classify import TINY_RATIO, State
 from gradgate.checks.gradient.facts import Failure
 from gradgate.checks.gradient.group import Group
+from gradgate.checks.paste import TAKES_EFFECT
 
 ALLOW_HINT = (
     "if this is intended, paste the `allow` rule in the details into `.gradgate.yml`, "
-    "with your reason"
+    f"with your reason (the rule {TAKES_EFFECT})"
 )
 
 CAUSES = {

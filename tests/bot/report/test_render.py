@@ -17,7 +17,14 @@ from gradgate.bot.report.render import (
     status_descriptions,
 )
 from gradgate.bot.report.verdict import Verdict, verdict_for
-from gradgate.checks.base import CheckResult, Finding, Outcome, Severity, not_available
+from gradgate.checks.base import (
+    CheckResult,
+    Finding,
+    Outcome,
+    Severity,
+    Suppression,
+    not_available,
+)
 
 # GRADGATE_GOLDEN_DIR: another folder of golden files (the test of the update switch uses a copy).
 GOLDEN = Path(os.environ.get("GRADGATE_GOLDEN_DIR") or Path(__file__).parent / "golden")
@@ -132,8 +139,57 @@ def error_report() -> Report:
     )
 
 
+LINT_FAIL = CheckResult(
+    check="dl-lint",
+    outcome=Outcome.FAIL,
+    summary="1 finding: 1 `hook-in-forward`",
+    duration_s=0.02,
+    findings=(
+        Finding(
+            kind="lint-hook-in-forward",
+            severity=Severity.BLOCKING,
+            message="`hook-in-forward`: `.register_forward_hook(...)` inside `forward`. Fix: "
+            "register it once. Suppressions added in a pull request do not count until merged: "
+            "the `# gradgate: ignore` this change adds leaves the finding standing.",
+            file="models/net.py",
+            line=9,
+            details="        self.fc.register_forward_hook(print)  # gradgate: ignore",
+            details_lang="text",
+        ),
+    ),
+    suppressions=(
+        Suppression("hook-in-forward", "change", "models/net.py", 9),
+        Suppression("hook-in-forward", "base", "models/net.py", 5),
+        Suppression("load-unsafe", "config", "models/io.py", 3, "we load only our own files"),
+    ),
+)
+
+
+def suppressed_report() -> Report:
+    """Issue 34: a suppression of each origin, one of them the change's own (not counted)."""
+    config = Config.model_validate(
+        {"zones": [{"name": "model-core", "paths": ["models/**"], "checks": ["dl-lint"]}]}
+    )
+    protected = CheckResult(check="protected", outcome=Outcome.PASS, summary="nothing marked")
+    results = (protected, LINT_FAIL)
+    return Report(
+        verdict=verdict_for(results),
+        results=results,
+        plan=make_plan(
+            config, ("models/net.py",), changed_files=1, config_origin=ConfigOrigin.BASE
+        ),
+        base_sha=BASE,
+        head_sha=HEAD,
+        config_hash="abc123def456",
+        config_source=".gradgate.yml at base 1111111",
+        rerun="pr",
+        repo_url="https://github.com/octo/tiny",
+    )
+
+
 CASES = {
     "failure": failing_report,
+    "suppressed": suppressed_report,
     "success-adopting": passing_report,
     "config-error": error_report,
 }
@@ -274,3 +330,25 @@ def test_updating_golden_files_rewrites_them_and_still_fails_the_run(tmp_path: P
     assert "rewrote success-adopting.md (unchanged)" in done.stdout
     for path in GOLDEN.iterdir():  # the copy now holds what the code renders
         assert (golden / path.name).read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
+
+
+def test_the_json_counts_the_suppressions_that_applied_and_those_that_did_not() -> None:
+    data = as_json(suppressed_report())
+
+    assert data["suppressions"] == {"applied": 2, "not_counted": 1}
+    (lint,) = [c for c in data["checks"] if c["name"] == "dl-lint"]
+    assert [(s["rule"], s["origin"], s["applied"], s["line"]) for s in lint["suppressions"]] == [
+        ("hook-in-forward", "change", False, 9),
+        ("hook-in-forward", "base", True, 5),
+        ("load-unsafe", "config", True, 3),
+    ]
+
+
+def test_a_shrunk_comment_still_counts_the_suppressions_it_cannot_list() -> None:
+    report = suppressed_report()
+
+    body = render(report, "markdown", limit=len(render(report, "markdown")) - 200)
+    smallest = render(report, "markdown", limit=1)
+
+    assert "### Suppressions" in body
+    assert "and 3 more: run `gradgate check --format json`" in smallest

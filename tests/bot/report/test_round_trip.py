@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from gradgate.bot import templates
@@ -22,7 +22,14 @@ from gradgate.bot.report.load import report_from_json
 from gradgate.bot.report.render import Report, render, status_descriptions
 from gradgate.bot.report.verdict import Verdict
 from gradgate.checks import REGISTRY
-from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
+from gradgate.checks.base import (
+    CheckResult,
+    Finding,
+    Outcome,
+    Severity,
+    Suppression,
+    SuppressionOrigin,
+)
 from gradgate.checks.diff import LineSpan
 from gradgate.checks.sandbox.isolation import Isolation
 
@@ -85,6 +92,11 @@ def _result(name: str, i: int) -> CheckResult:
         # A check with its own template (check_<name>.*.j2) reads its own data; the others
         # carry it only in JSON.
         extra={} if name in OWN_TEMPLATES else {"note": name, "values": [1, 2.5, "x", None, {}]},
+        # One suppression of each origin (issue 34), every field set.
+        suppressions=tuple(
+            Suppression(f"rule-{origin}", origin, file="model.py", line=i + 1, reason="we know")
+            for origin in get_args(SuppressionOrigin)
+        ),
     )
 
 

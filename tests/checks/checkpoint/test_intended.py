@@ -33,6 +33,7 @@ def test_a_bias_turned_back_on_points_at_its_line_and_prints_the_allow_rule(
     assert (finding.file, finding.line) == ("model.py", line)
     assert "it points at the line this PR changed that makes it" in finding.message
     assert "paste the `allow` rule in the details" in finding.message
+    assert "the rule counts only from the base branch: merge it there first" in finding.message
     (rule,) = pasted(finding.details).allow
     assert rule.keys == r"^fc\.bias$"
 
@@ -48,6 +49,14 @@ def test_an_allow_rule_turns_the_intended_break_into_a_note_with_its_reason(
     finding = only(result, "checkpoint-missing-keys")
     assert finding.severity is Severity.NOTE
     assert finding.message.startswith("Allowed by the config (biases are back on): ")
+    # Listed in the report as a suppression from the config, at the finding's line (issue 34).
+    (suppression,) = result.suppressions
+    assert (suppression.rule, suppression.origin, suppression.reason) == (
+        r"allow: \.bias$",
+        "config",
+        "biases are back on",
+    )
+    assert (suppression.file, suppression.line) == (finding.file, finding.line)
 
 
 def test_a_removed_layer_points_into_its_class_and_prints_a_null_migration(

@@ -444,6 +444,9 @@ def test_c14_a_declared_key_map_makes_it_pass_and_is_named(repo: GitRepo) -> Non
     assert result.outcome is Outcome.PASS, result.findings
     note = only(result, "checkpoint-migrated")
     assert r"the declared migrations '^fc\.': 'classifier.' (2 key(s))" in note.message
+    assert [(s.rule, s.origin) for s in result.suppressions] == [
+        (r"migrations: '^fc\.': 'classifier.'", "config")
+    ]
 
 
 # --- N3-N4: look-alikes that must not block ------------------------------------------------

@@ -104,12 +104,17 @@ def test_an_allow_rule_turns_the_change_into_a_note_with_its_reason() -> None:
     (finding,) = result.findings
     assert finding.severity is Severity.NOTE
     assert "the new backbone was trained on RGB" in finding.message
+    # Listed in the report as a suppression from the config (issue 34).
+    assert [(x.rule, x.origin, x.reason) for x in result.suppressions] == [
+        ("allow: output (channel-order)", "config", "the new backbone was trained on RGB")
+    ]
 
 
 def test_an_allow_rule_for_another_kind_does_not_cover_it() -> None:
     rule = AllowRule(change="layout", reason="channels-last now")
     result = judged(lambda x: x.flip(0).float() / 255, allow=(rule,))
     assert result.outcome is Outcome.FAIL
+    assert result.suppressions == ()
 
 
 def test_outputs_in_a_mapping_are_compared_by_name() -> None:

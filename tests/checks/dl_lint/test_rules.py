@@ -1,5 +1,5 @@
 """`dl-lint` on real git repositories: each rule flags the line a PR adds, ignores the same code
-already at base, and honours `# gradgate: ignore[RULE]` and `checks.dl-lint.rules`."""
+already at base, and honours `checks.dl-lint.rules` (`# gradgate: ignore[RULE]`: test_ignores)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from tests.gitrepo import GitRepo
 
 def pull_request(
     repo: GitRepo,
-    base: Mapping[str, str],
-    head: Mapping[str, str],
+    base: Mapping[str, str | bytes],
+    head: Mapping[str, str | bytes],
     *,
     settings: DlLintSettings | None = None,
     checkpoint_zone: bool = False,
@@ -163,15 +163,19 @@ def test_the_same_code_already_at_base_is_not_flagged(
 
 
 @RULE_CASES
-def test_an_ignore_comment_for_the_rule_exempts_the_line(
+def test_an_ignore_comment_the_change_adds_does_not_exempt_its_line(
     make_repo: Maker, base: str, added: str, rule: str, grade: str
 ) -> None:
+    """Issue 34: an ignore counts only as it stands at base; one the PR adds, naming the rule
+    or bare, leaves the finding at its grade and is listed as not counted."""
     other = "load-unsafe" if rule != "load-unsafe" else "hook-in-forward"
-    for ignored, expected in ((other, [rule]), (rule, []), ("", [])):
+    for ignored, origins in ((other, []), (rule, ["change"]), ("", ["change"])):
         comment = f"  # gradgate: ignore[{ignored}]" if ignored else "  # gradgate: ignore"
         head = _place(base, added + comment)
         result = pull_request(make_repo(f"r{ignored}"), {"train.py": base}, {"train.py": head})
-        assert [f[0] for f in flagged(result)] == expected, ignored
+        assert flagged(result) == [(rule, grade, line_of(head, added.strip()))], ignored
+        assert result.outcome is _outcome(grade)
+        assert [(s.rule, s.origin) for s in result.suppressions] == [(rule, o) for o in origins]
 
 
 @RULE_CASES
@@ -180,7 +184,11 @@ def test_the_config_turns_a_rule_off_or_regrades_it_with_its_reason(
 ) -> None:
     files = ({"train.py": base}, {"train.py": _place(base, added)})
     off = DlLintSettings(rules={rule: RuleSetting(severity="off", reason="we know")})
-    assert flagged(pull_request(make_repo("off"), *files, settings=off)) == []
+    result = pull_request(make_repo("off"), *files, settings=off)
+    assert flagged(result) == []
+    assert [(s.rule, s.origin, s.reason) for s in result.suppressions] == [
+        (rule, "config", "we know")
+    ]
 
     regraded = DlLintSettings(rules={rule: RuleSetting(severity="blocking", reason="bit us")})
     result = pull_request(make_repo("regraded"), *files, settings=regraded)

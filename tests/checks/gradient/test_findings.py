@@ -10,7 +10,7 @@ from gradgate.bot.config.model import load_config
 from gradgate.bot.git.repository import GitRepository
 from gradgate.checks.base import CheckResult, Finding, Severity
 from gradgate.checks.gradient.check import GradientCheck
-from gradgate.checks.gradient.settings import GradientSettings
+from gradgate.checks.gradient.settings import AllowRule, GradientSettings
 
 from tests.checks.gradient.revisions import PRELUDE, SETTINGS, Revisions, commit_two
 from tests.gitrepo import GitRepo
@@ -98,6 +98,25 @@ def test_repeated_blocks_are_one_finding_at_the_added_detach_and_a_gained_layer_
     assert gained.message.startswith("`side.*` (2 parameters) learned nothing at base (detached)")
     assert (gained.file, gained.line) == ("model.py", line_of(HEAD, "self.side(x.detach())"))
     assert "`checks.gradient.gained`" in gained.message
+
+
+def test_an_allow_rule_of_the_config_turns_the_loss_into_a_note_and_is_listed(
+    repo: GitRepo,
+) -> None:
+    """Issue 34: what an `allow` rule accepted is in the report's list of suppressions."""
+    rule = AllowRule(pattern="blocks.*", reason="the blocks are frozen on purpose")
+    settings = SETTINGS.model_copy(update={"allow": (rule,)})
+    result = check(commit_two(repo, {"model.py": BASE}, {"model.py": HEAD}), settings)
+
+    notes = [f for f in of_kind(result, "gradient-lost-gradient") if f.severity is Severity.NOTE]
+    assert len(notes) == 1 and "the blocks are frozen on purpose" in notes[0].message
+    assert [(x.rule, x.origin, x.reason) for x in result.suppressions] == [
+        (
+            "allow: blocks.* (lost-gradient)",
+            "config",
+            "the blocks are frozen on purpose",
+        )
+    ]
 
 
 def test_gained_can_be_set_to_block(repo: GitRepo) -> None:
