@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from gradgate.bot.app import logs
+from gradgate.bot.app import heads, logs
 from gradgate.bot.app.combine import merge, to_wire
 from gradgate.bot.app.decide import Run, decide
 from gradgate.bot.app.forge import Forge
@@ -42,6 +42,7 @@ from gradgate.bot.app.state import owner_id, publish_lease, run_lease
 from gradgate.bot.app.strays import conclude_strays
 from gradgate.bot.app.trust import Gpu, deferred_to_gpu
 from gradgate.bot.git.mirror import Mirrors
+from gradgate.bot.github.commit import Gate
 from gradgate.bot.github.outcome import Pending
 from gradgate.bot.github.publish import Target, publish_pending, publish_report
 from gradgate.bot.pipeline import Request, error_report
@@ -129,6 +130,14 @@ class Worker:
     # -- running -------------------------------------------------------------------------------
 
     def _handle(self, job: Job, beat: Heartbeat, marks: Marks) -> None:
+        if job.kind is Kind.CLOSED and job.head_sha is not None:
+            self.recount(job.pr, job.head_sha, beat)
+            return
+        if job.before is not None and job.before != job.head_sha:
+            try:  # pushed over: the PR stops counting on the head it had
+                self.recount(job.pr, job.before, beat)
+            except Exception as exc:  # that head's verdict stays as it was; the push runs
+                self.log.warning("could not weigh %s again: %s", job.before, exc)
         if job.left is not None and job.head_sha is not None:
             # The GPU half takes over what the CPU half left in progress: it completes it, or
             # concludes it as superseded if a push stops it, even before it starts.
@@ -249,29 +258,68 @@ class Worker:
     def publish(
         self, job: Job, report: Report, beat: Heartbeat, *, pending: Pending | None = None
     ) -> Pending:
-        """Publish under the PR's lease, so concurrent jobs never race on its comment; a report
-        for a head that is no longer the newest is not published (the newer job reports). What
-        the report left in progress: the checks waiting for a GPU worker."""
+        """Publish under the PR's lease, so concurrent jobs never race on its comment, and the
+        head's, so two PRs with one head publish on it in turn, each weighing the other's stored
+        result (``commit``); a report for a head that is no longer the newest is not published
+        (the newer job reports). What the report left in progress: the checks waiting for a
+        GPU worker."""
         pr = job.pr
-        lease = publish_lease(pr.key)
+        leases = [publish_lease(pr.key)]
+        if report.head_sha:
+            leases.append(publish_lease(f"{pr.repo}@{report.head_sha}"))
+        try:
+            for lease in leases:
+                self._hold(beat, lease, pr.key)
+            if self._stale(job, report.head_sha):
+                raise Superseded
+            port = self.forge.port(pr)
+            target = Target(pr.number, self.forge.bot_login)
+            others: list[Gate] = []
+            if report.head_sha:
+                self.state.prs.add_pr_of_head(pr.repo, report.head_sha, pr.number)
+                others = heads.others(
+                    self.state, port, pr, report.head_sha, shown=self._shown_for(pr)
+                )
+            published = publish_report(port, self._shown(pr, report), target, pending=pending,
+                                       others=others)  # fmt: skip
+            self.state.prs.set_report(pr.key, to_wire(report))
+            kept = (published.left.check_runs or {}).values()
+            current = published.on_commit.report if published.on_commit else report
+            self._sweep(
+                pr,
+                report.head_sha or "",
+                report=self._shown(pr, current) if published.current else None,
+                keep=kept,
+                newer=published.head_now,
+            )
+            return published.left
+        finally:
+            for lease in reversed(leases):
+                beat.release(lease)
+
+    def _hold(self, beat: Heartbeat, lease: str, what: str) -> None:
         deadline = time.monotonic() + 10 * self.ttl
         while not beat.hold(lease):
             if time.monotonic() > deadline:
-                raise GradgateError(f"could not get {pr.key}'s publish lock in time")
+                raise GradgateError(f"could not get {what}'s publish lock in time")
             time.sleep(0.05)
+
+    def _shown(self, pr: PullRequest, report: Report) -> Report:
+        return replace(report, rerun="pr", repo_url=pr.web_url, docs_url=self.docs_url)
+
+    def _shown_for(self, pr: PullRequest) -> heads.Shown:
+        return lambda report: self._shown(pr, report)
+
+    def recount(self, pr: PullRequest, head_sha: str, beat: Heartbeat) -> None:
+        """``pr`` no longer counts on ``head_sha`` (closed, or pushed over): ``heads.recount``,
+        under the head's publish lease."""
+        lease = publish_lease(f"{pr.repo}@{head_sha}")
+        self._hold(beat, lease, head_sha)
         try:
-            if self._stale(job, report.head_sha):
-                raise Superseded
-            shown = replace(report, rerun="pr", repo_url=pr.web_url, docs_url=self.docs_url)
-            target = Target(pr.number, self.forge.bot_login)
-            published = publish_report(self.forge.port(pr), shown, target, pending=pending)
-            self.state.prs.set_report(pr.key, to_wire(report))
-            kept = (published.left.check_runs or {}).values()
-            current = report if published.current else None
-            self._sweep(
-                pr, shown.head_sha or "", report=current, keep=kept, newer=published.head_now
-            )
-            return published.left
+            port = self.forge.port(pr)
+            top = heads.recount(self.state, port, pr, head_sha, shown=self._shown_for(pr))
+            if top is not None:
+                self.log.info("head weighed again", extra={"head": head_sha, "pr": top.number})
         finally:
             beat.release(lease)
 

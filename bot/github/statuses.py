@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gradgate.bot.github.commit import NOT_GATED, Origin, on_commit
 from gradgate.bot.github.ports import Status, StatusState
 from gradgate.bot.plan.plan import Plan
-from gradgate.bot.report.render import STATUS_LIMIT, Report, status_descriptions
+from gradgate.bot.report.render import STATUS_LIMIT, Report
 from gradgate.bot.templates import render_template
 
 _STATES: frozenset[str] = frozenset({"pending", "success", "failure", "error"})
@@ -57,11 +58,15 @@ def pending_statuses(
     return out
 
 
-def final_statuses(report: Report, *, target_url: str | None) -> list[Status]:
+def final_statuses(
+    report: Report, *, target_url: str | None, origin: Origin | None = None
+) -> list[Status]:
+    """The report's statuses as published on its head (``commit.on_commit``): GitHub has no
+    neutral status, so "not gated here" is `pending`, never `success`."""
     stamp = _stamp(report.base_sha, report.config_hash)
     return [
-        _status(context, state, description, stamp, target_url)
-        for context, (state, description) in status_descriptions(report).items()
+        _status(context, "pending" if state == NOT_GATED else state, description, stamp, target_url)
+        for context, (state, description) in on_commit(report, origin).items()
     ]
 
 
