@@ -28,6 +28,7 @@ SLOW = (
     "tests/bot/doors/test_action.py::test_open_push_push",
     "tests/bot/doors/test_action_chaos.py",
     "tests/bot/doors/test_action_label.py",
+    "tests/bot/doors/test_action_one_verdict.py",
     "tests/bot/doors/test_action_publish_left.py",
     "tests/bot/doors/test_action_review.py::test_with_a_fifth_of_api_calls_failing",
     "tests/bot/doors/test_action_trust.py",

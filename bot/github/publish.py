@@ -85,6 +85,7 @@ def publish_report(
     limit: int = COMMENT_LIMIT,
     review: ReviewMode = "off",
     others: Sequence[Gate] = (),
+    also_open: int = 0,
 ) -> Published:
     """``review``: `.gradgate.yml`'s ``report.review``; a review is submitted last, and only
     for a head that is still the PR's. ``others``: the other open PRs with this head and their
@@ -99,7 +100,8 @@ def publish_report(
     except GitHubError as exc:  # still post the final outcome: a required check must not hang
         failed = exc
     shown = worst([Gate(target.number, published.base_ref or "", report), *others])
-    left = post_commit(port, shown, len(others) + 1, details_url=target.target_url, pending=pending)
+    weighed = len(others) + also_open + 1
+    left = post_commit(port, shown, weighed, details_url=target.target_url, pending=pending)
     if failed is not None:
         raise failed
     published = replace(published, left=left, on_commit=shown)

@@ -1,0 +1,83 @@
+"""One verdict per commit, in the Action (issue 34): the PR branch merges `gh-pages` (unrelated
+history, no `.gradgate.yml`) and edits a protected line; the same head is open as #7 into main
+(it fails) and as #8 into gh-pages (not gated there). Whichever PR's run publishes last, the
+commit shows #7's failure, with check runs or with statuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World
+from tests.fakegithub import payloads
+
+PAGES = 8
+EDITED = TRAIN.replace("runs/v3", "runs/v4")
+
+
+def open_pages_pr(world: World) -> str:
+    repo = world.repo
+    repo.git("checkout", "-q", "--orphan", "gh-pages")
+    repo.git("rm", "-r", "-q", "-f", ".")
+    repo.write("index.html", "<p>docs</p>\n")
+    repo.commit("pages")
+    repo.checkout("pr")
+    repo.git("merge", "-q", "--allow-unrelated-histories", "-m", "merge pages", "gh-pages")
+    head = world.push(EDITED, "edit a protected line")
+    repo.git("branch", "pages-pr", head)
+    world.github.open_pull(REPO, PAGES, head=head, base=repo.git("rev-parse", "gh-pages"),
+                           author="alice", head_ref="pages-pr", base_ref="gh-pages")  # fmt: skip
+    return head
+
+
+def run(world: World, number: int, action: str = "opened") -> int:
+    if number == NUMBER:
+        return world.pull_request(action)
+    pull = world.github.repo(REPO).pulls[number]
+    payload = payloads.pull_request(
+        action, repo=REPO, number=number, head=pull.head_sha, base=pull.base_sha,
+        author="alice", head_ref=pull.head_ref, base_ref=pull.base_ref,
+    )  # fmt: skip
+    return world.action("pull_request", payload)
+
+
+def shown(world: World, sha: str, name: str = "gradgate") -> tuple[str, str]:
+    """What GitHub shows for ``name`` on ``sha``: a check run's conclusion and title, else a
+    status's state and description."""
+    repo = world.github.repo(REPO)
+    runs = repo.latest_check_runs(sha)
+    if name in runs:
+        return runs[name].conclusion or runs[name].status, runs[name].title or ""
+    status = repo.latest_statuses(sha)[name]
+    return status.state, status.description or ""
+
+
+@pytest.fixture(params=["statuses", "check-runs"])
+def mode(request: pytest.FixtureRequest, world: World) -> str:
+    if request.param == "check-runs":
+        world.token = world.github.token(checks=True)
+    return str(request.param)
+
+
+@pytest.mark.parametrize("first", [NUMBER, PAGES], ids=["main-first", "pages-first"])
+def test_a_second_pr_into_a_branch_without_config_cannot_turn_the_commit_green(
+    world: World, mode: str, first: int
+) -> None:
+    head = open_pages_pr(world)
+    for number in (first, PAGES if first == NUMBER else NUMBER):
+        run(world, number)
+    state, words = shown(world, head)
+    assert state == "failure"
+    assert words.startswith(f"#{NUMBER} into main (worst of 2 open PRs)")
+    assert shown(world, head, "gradgate/protected")[0] == "failure"
+
+
+def test_alone_a_pr_into_a_branch_without_config_never_reads_as_success(
+    world: World, mode: str
+) -> None:
+    head = open_pages_pr(world)
+    world.github.repo(REPO).pulls[NUMBER].state = "closed"
+    assert run(world, PAGES) == 0
+    state, words = shown(world, head)
+    assert state == ("neutral" if mode == "check-runs" else "pending")
+    assert words.startswith("not gated here: gh-pages has no .gradgate.yml")
+    assert shown(world, head, "gradgate/protected")[0] != "success"
