@@ -5,9 +5,14 @@ commit shows #7's failure, with check runs or with statuses."""
 
 from __future__ import annotations
 
-import pytest
+import json
+from pathlib import Path
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World
+import pytest
+from gradgate.bot.github.results import PLAN_FILE
+
+from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World, read_json
+from tests.bot.doors.trust_world import FORK, fork, fork_run, gate_and_publish
 from tests.fakegithub import payloads
 
 PAGES = 8
@@ -81,3 +86,43 @@ def test_alone_a_pr_into_a_branch_without_config_never_reads_as_success(
     assert state == ("neutral" if mode == "check-runs" else "pending")
     assert words.startswith("not gated here: gh-pages has no .gradgate.yml")
     assert shown(world, head, "gradgate/protected")[0] != "success"
+
+
+# -- the fork-safe pair: which pull request a fork's upload may name ---------------------------
+
+
+def twin_fork_prs(world: World) -> Path:
+    """A fork's branch, open as #7 and again as #8 with the same head; its own run (whose upload
+    names #7) has run, and the trusted side has published #7 from it."""
+    fork(world)
+    world.push(EDITED)
+    world.github.open_pull(REPO, PAGES, head=world.head, base=world.base, author="mallory",
+                           head_ref="pr", head_repo=FORK)  # fmt: skip
+    uploaded = world.tmp / "uploaded"
+    fork_run(world, uploaded)
+    assert gate_and_publish(world, uploaded) == 0
+    assert len(world.github.comments(REPO, NUMBER)) == 1
+    return uploaded
+
+
+def test_the_trusted_side_refuses_an_upload_naming_a_pr_judged_while_its_twin_is_not(
+    world: World,
+) -> None:
+    uploaded = twin_fork_prs(world)
+
+    assert gate_and_publish(world, uploaded) == 2  # #8's run, whose upload names #7 again
+
+    state, words = shown(world, world.head)
+    assert state == "failure" and "already judged" in words  # an error, never a pass
+    assert world.github.comments(REPO, PAGES) == []
+
+
+def test_the_trusted_side_takes_an_upload_naming_the_twin_not_yet_judged(world: World) -> None:
+    uploaded = twin_fork_prs(world)
+    record = read_json(uploaded / PLAN_FILE)
+    (uploaded / PLAN_FILE).write_text(json.dumps(record | {"pr": PAGES}))
+
+    assert gate_and_publish(world, uploaded) == 0
+
+    assert len(world.github.comments(REPO, PAGES)) == 1
+    assert shown(world, world.head)[0] == "failure"
