@@ -57,14 +57,29 @@ def publish(
     weigh(port, head_sha, found, below=severity(report), target=target)
 
 
+def weigh_again(s: Settings, head_sha: str, *, number: int, target: Target) -> None:
+    """PR ``number`` stops counting on ``head_sha`` (closed, or pushed over): the most severe
+    result of the open PRs left with it as head is posted there again; none left, it stays."""
+    port = connect(s)
+    found = _rivals(port, head_sha, number=number, target=target)
+    weigh(port, head_sha, found, below=-1, target=target, counted=0)
+
+
 def weigh(
-    port: GitHubPort, head_sha: str, found: list[Rival], *, below: int, target: Target
+    port: GitHubPort,
+    head_sha: str,
+    found: list[Rival],
+    *,
+    below: int,
+    target: Target,
+    counted: int = 1,
 ) -> None:
     """One verdict per commit (issue 34): the most severe of the other open PRs' results on
-    ``head_sha``, posted again as the newest when it is more severe than ``below``."""
+    ``head_sha``, posted again as the newest when it is more severe than ``below``.
+    ``counted``: the open PRs with this head beside ``found`` (the one publishing)."""
     top = max(found, key=rivals.severity, default=None)
     if top is not None and rivals.severity(top) > below:
-        weighed = len(found) + 1
+        weighed = len(found) + counted
         rivals.repost(port, head_sha, top, weighed=weighed, details_url=target.target_url)
         say("weighed", head_sha=head_sha, shown=top.number, verdict=top.verdict, open=weighed)
 

@@ -67,9 +67,7 @@ def mode(request: pytest.FixtureRequest, world: World) -> str:
 def test_a_second_pr_into_a_branch_without_config_cannot_turn_the_commit_green(
     world: World, mode: str, first: int
 ) -> None:
-    head = open_pages_pr(world)
-    for number in (first, PAGES if first == NUMBER else NUMBER):
-        run(world, number)
+    head = both_run(world, first)
     state, words = shown(world, head)
     assert state == "failure"
     assert words.startswith(f"#{NUMBER} into main (worst of 2 open PRs)")
@@ -83,9 +81,77 @@ def test_alone_a_pr_into_a_branch_without_config_never_reads_as_success(
     world.github.repo(REPO).pulls[NUMBER].state = "closed"
     assert run(world, PAGES) == 0
     state, words = shown(world, head)
-    assert state == ("neutral" if mode == "check-runs" else "pending")
+    assert state == NOT_GATED[mode]
     assert words.startswith("not gated here: gh-pages has no .gradgate.yml")
     assert shown(world, head, "gradgate/protected")[0] != "success"
+
+
+def both_run(world: World, first: int) -> str:
+    head = open_pages_pr(world)
+    for number in (first, PAGES if first == NUMBER else NUMBER):
+        run(world, number)
+    return head
+
+
+NOT_GATED = {"statuses": "pending", "check-runs": "neutral"}
+
+
+@pytest.mark.parametrize("first", [NUMBER, PAGES], ids=["main-first", "pages-first"])
+def test_closing_the_failing_pr_leaves_the_other_ones_not_gated_verdict(
+    world: World, mode: str, first: int
+) -> None:
+    head = both_run(world, first)
+    world.github.repo(REPO).pulls[NUMBER].state = "closed"
+
+    assert run(world, NUMBER, "closed") == 0
+
+    state, words = shown(world, head)
+    assert state == NOT_GATED[mode] and "not gated here" in words
+
+
+@pytest.mark.parametrize("first", [NUMBER, PAGES], ids=["main-first", "pages-first"])
+def test_closing_the_pr_into_gh_pages_leaves_the_failure(
+    world: World, mode: str, first: int
+) -> None:
+    head = both_run(world, first)
+    world.github.repo(REPO).pulls[PAGES].state = "closed"
+
+    assert run(world, PAGES, "closed") == 0
+
+    assert shown(world, head)[0] == "failure"
+
+
+def test_pushing_over_the_failing_pr_weighs_its_old_head_again(world: World, mode: str) -> None:
+    old = both_run(world, NUMBER)
+    new = world.push(TRAIN, "put it back")
+    payload = payloads.pull_request("synchronize", repo=REPO, number=NUMBER, head=new,
+                                    base=world.base, author="alice", head_ref="pr")  # fmt: skip
+    payload["before"] = old
+
+    assert world.action("pull_request", payload) == 0
+
+    assert shown(world, old)[0] == NOT_GATED[mode]  # only #8 has it as head now
+    assert shown(world, new)[0] == "success"
+
+
+def test_pushing_over_the_pr_into_gh_pages_leaves_the_failure_on_the_old_head(
+    world: World, mode: str
+) -> None:
+    old = both_run(world, PAGES)
+    world.repo.checkout("pages-pr")
+    world.repo.write("index.html", "<p>more docs</p>\n")
+    new = world.repo.commit("docs")
+    world.github.repo(REPO).pulls[PAGES].head_sha = new
+    pull = world.github.repo(REPO).pulls[PAGES]
+    payload = payloads.pull_request("synchronize", repo=REPO, number=PAGES, head=new,
+                                    base=pull.base_sha, author="alice", head_ref="pages-pr",
+                                    base_ref="gh-pages")  # fmt: skip
+    payload["before"] = old
+
+    assert world.action("pull_request", payload) == 0
+
+    assert shown(world, old)[0] == "failure"
+    assert shown(world, new)[0] == NOT_GATED[mode]
 
 
 # -- the fork-safe pair: which pull request a fork's upload may name ---------------------------
