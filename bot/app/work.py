@@ -42,7 +42,6 @@ from gradgate.bot.app.state import owner_id, publish_lease, run_lease
 from gradgate.bot.app.strays import conclude_strays
 from gradgate.bot.app.trust import Gpu, deferred_to_gpu
 from gradgate.bot.git.mirror import Mirrors
-from gradgate.bot.github.commit import Gate
 from gradgate.bot.github.outcome import Pending
 from gradgate.bot.github.publish import Target, publish_pending, publish_report
 from gradgate.bot.pipeline import Request, error_report
@@ -130,14 +129,11 @@ class Worker:
     # -- running -------------------------------------------------------------------------------
 
     def _handle(self, job: Job, beat: Heartbeat, marks: Marks) -> None:
-        if job.kind is Kind.CLOSED and job.head_sha is not None:
-            self.recount(job.pr, job.head_sha, beat)
+        gone = job.head_sha if job.kind is Kind.CLOSED else job.before  # closed, or pushed over
+        if gone is not None and (job.kind is Kind.CLOSED or gone != job.head_sha):
+            self.weigh_again(job.pr, gone, beat)
+        if job.kind is Kind.CLOSED:
             return
-        if job.before is not None and job.before != job.head_sha:
-            try:  # pushed over: the PR stops counting on the head it had
-                self.recount(job.pr, job.before, beat)
-            except Exception as exc:  # that head's verdict stays as it was; the push runs
-                self.log.warning("could not weigh %s again: %s", job.before, exc)
         if job.left is not None and job.head_sha is not None:
             # The GPU half takes over what the CPU half left in progress: it completes it, or
             # concludes it as superseded if a push stops it, even before it starts.
@@ -272,26 +268,16 @@ class Worker:
                 self._hold(beat, lease, pr.key)
             if self._stale(job, report.head_sha):
                 raise Superseded
-            port = self.forge.port(pr)
+            port, head, shown = self.forge.port(pr), report.head_sha or "", self._shown(pr)
+            self.state.prs.add_pr_of_head(pr.repo, head, pr.number)
+            others = heads.others(self.state, port, pr, head, shown=shown)
             target = Target(pr.number, self.forge.bot_login)
-            others: list[Gate] = []
-            if report.head_sha:
-                self.state.prs.add_pr_of_head(pr.repo, report.head_sha, pr.number)
-                others = heads.others(
-                    self.state, port, pr, report.head_sha, shown=self._shown_for(pr)
-                )
-            published = publish_report(port, self._shown(pr, report), target, pending=pending,
-                                       others=others)  # fmt: skip
+            published = publish_report(port, shown(report), target, pending=pending, others=others)
             self.state.prs.set_report(pr.key, to_wire(report))
             kept = (published.left.check_runs or {}).values()
-            current = published.on_commit.report if published.on_commit else report
-            self._sweep(
-                pr,
-                report.head_sha or "",
-                report=self._shown(pr, current) if published.current else None,
-                keep=kept,
-                newer=published.head_now,
-            )
+            on_commit = published.on_commit.report if published.on_commit else shown(report)
+            current = on_commit if published.current else None
+            self._sweep(pr, head, report=current, keep=kept, newer=published.head_now)
             return published.left
         finally:
             for lease in reversed(leases):
@@ -304,22 +290,23 @@ class Worker:
                 raise GradgateError(f"could not get {what}'s publish lock in time")
             time.sleep(0.05)
 
-    def _shown(self, pr: PullRequest, report: Report) -> Report:
-        return replace(report, rerun="pr", repo_url=pr.web_url, docs_url=self.docs_url)
+    def _shown(self, pr: PullRequest) -> heads.Shown:
+        """A report as the PR shows it: its links, the re-run words for a PR."""
+        return lambda r: replace(r, rerun="pr", repo_url=pr.web_url, docs_url=self.docs_url)
 
-    def _shown_for(self, pr: PullRequest) -> heads.Shown:
-        return lambda report: self._shown(pr, report)
-
-    def recount(self, pr: PullRequest, head_sha: str, beat: Heartbeat) -> None:
-        """``pr`` no longer counts on ``head_sha`` (closed, or pushed over): ``heads.recount``,
-        under the head's publish lease."""
+    def weigh_again(self, pr: PullRequest, head_sha: str, beat: Heartbeat) -> None:
+        """``pr`` stops counting on ``head_sha``: ``heads.recount`` under the head's publish
+        lease. A failure is logged: that head keeps what it shows, never turned to a pass."""
         lease = publish_lease(f"{pr.repo}@{head_sha}")
-        self._hold(beat, lease, head_sha)
         try:
-            port = self.forge.port(pr)
-            top = heads.recount(self.state, port, pr, head_sha, shown=self._shown_for(pr))
+            self._hold(beat, lease, head_sha)
+            top = heads.recount(
+                self.state, self.forge.port(pr), pr, head_sha, shown=self._shown(pr)
+            )
             if top is not None:
                 self.log.info("head weighed again", extra={"head": head_sha, "pr": top.number})
+        except Exception as exc:
+            self.log.warning("could not weigh %s again: %s", head_sha, exc)
         finally:
             beat.release(lease)
 

@@ -6,7 +6,9 @@ are not published as current: the comment says they were superseded (unless a ne
 already shown) and the outcome (check runs or statuses) goes on the old commit only, where GitHub
 no longer shows it on the PR. If updating the comment fails, the final outcome is still posted
 before the error is raised. A run superseded before its report concludes only what its pending
-phase left running on its own head (``publish_superseded``).
+phase left running on its own head (``publish_superseded``). The comment is the PR's own report;
+what goes on the commit is the worst result of the open PRs with that head (``commit``,
+``post_commit``).
 """
 
 from __future__ import annotations
