@@ -8,7 +8,8 @@ server answers 400). The server does nothing slow: whether a command counts, and
 it, the worker decides.
 
     pull_request    opened, synchronize, reopened, ready_for_review, a new base: a run; labeled
-                    with the `ok-to-test` label: an approval of the head it was labeled on
+                    with the `ok-to-test` label: an approval of the head it was labeled on;
+                    closed: its head's verdict weighed again without it (issue 34)
     issue_comment   a new comment that may hold `/recheck` or `/ok-to-test`
     check_run       rerequested (GitHub's "Re-run" button): as `/recheck`
     check_suite     rerequested ("Re-run all checks"): as `/recheck all`
@@ -27,7 +28,8 @@ from gradgate.bot.github.identifiers import BranchRef, Login, Number, RepoName, 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 # pull_request actions that change what the gate must judge. `edited` only when the base branch
-# changed (a title edit changes nothing); `closed` and the rest never start a run.
+# changed (a title edit changes nothing); `closed` only weighs its head again; the rest never
+# start a run.
 RUN_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
 COMMANDS = ("/recheck", "/ok-to-test")
 RERUN_EVENTS = frozenset({"check_run", "check_suite"})
@@ -90,6 +92,7 @@ class _PullRequestEvent(_Model):
     sender: _User | None = None
     label: _Label | None = None
     changes: dict[str, Any] | None = None
+    before: Sha | None = None  # synchronize: the head the push replaced
 
 
 class _Issue(_Model):
@@ -198,6 +201,14 @@ def _pull_request(delivery: str, event: _PullRequestEvent) -> Job | Ignored:
             sender=event.sender.login,
             at=_seconds(pr.updated_at),  # when the label was put on
         )
+    if event.action == "closed":
+        return Job(
+            id=delivery,
+            kind=Kind.CLOSED,
+            pr=_pr(event.repository, event.installation, pr.number),
+            head_sha=pr.head.sha,
+            base_ref=pr.base.ref,
+        )
     base_changed = event.action == "edited" and bool(event.changes and "base" in event.changes)
     if event.action not in RUN_ACTIONS and not base_changed:
         return Ignored(f"pull_request {event.action!r} changes nothing gradgate judges")
@@ -209,6 +220,7 @@ def _pull_request(delivery: str, event: _PullRequestEvent) -> Job | Ignored:
         base_ref=pr.base.ref,
         author=pr.user.login,
         at=_seconds(pr.updated_at),
+        before=event.before if event.action == "synchronize" else None,
     )
 
 

@@ -18,6 +18,8 @@ class Kind(StrEnum):
     GPU = "gpu"  # the second half of a run: the checks that need a GPU worker
     LABEL = "label"  # the `ok-to-test` label put on the PR: approves the head it was put on
     RERUN = "rerun"  # GitHub's Re-run button on a check run (/recheck) or suite (/recheck all)
+    # The PR was closed: the verdict on its head is weighed again without it (issue 34).
+    CLOSED = "closed"
 
 
 class Queue(StrEnum):
@@ -77,6 +79,9 @@ class Job:
     # The CPU half's head was untrusted (its author may not write): the GPU half runs it under
     # bubblewrap too, whatever the config says.
     untrusted_head: bool = False
+    # A push (`synchronize`): the head it replaced, whose verdict is weighed again without this
+    # PR (issue 34); None: not a push, or GitHub did not say.
+    before: str | None = None
 
     @property
     def queue(self) -> Queue:

@@ -7,7 +7,8 @@ its own namespace there:
     jobs               the job ledger: a job stays here from enqueue until a worker finishes it
     leases             named leases with an expiry: a running job, a PR's publish lock
     prs                each PR's newest head SHA, its heads with their push times, the heads
-                       /ok-to-test approved, the comments whose commands were used
+                       /ok-to-test approved, the comments whose commands were used, the PRs
+                       each head SHA was recorded for (one verdict per commit, issue 34)
 
 huey removes a task from its queue when a worker takes it, so a worker killed mid-job would
 lose it; the ledger and the run leases are what make jobs survive that: a job whose lease has
@@ -232,6 +233,7 @@ class PullRequests:
         kept = [*self.pushes(pr_key), (sha, at)][-PUSHES_KEPT:]
         self._kv.put_data(f"pushes:{pr_key}", json.dumps(kept).encode())
         self._kv.put_data(f"pr-of:{repo}@{sha}", str(number).encode())
+        self.add_pr_of_head(repo, sha, number)
 
     def pushes(self, pr_key: str) -> list[tuple[str, float]]:
         raw = self._get(f"pushes:{pr_key}")
@@ -240,6 +242,19 @@ class PullRequests:
     def pr_of_head(self, repo: str, sha: str) -> int | None:
         raw = self._get(f"pr-of:{repo}@{sha}")
         return int(raw) if raw else None
+
+    def prs_of_head(self, repo: str, sha: str) -> tuple[int, ...]:
+        """Every PR ``sha`` was recorded as the head of, open or not (the API says which are)."""
+        raw = self._get(f"prs-of:{repo}@{sha}")
+        return tuple(int(n) for n in json.loads(raw)) if raw else ()
+
+    def add_pr_of_head(self, repo: str, sha: str, number: int) -> None:
+        """Record that ``sha`` is (or was) ``number``'s head. Read, then written: the server
+        records under its lock, and each worker adds its own PR again when it publishes."""
+        known = self.prs_of_head(repo, sha)
+        if number not in known:
+            kept = json.dumps([*known, number][-PUSHES_KEPT:])
+            self._kv.put_data(f"prs-of:{repo}@{sha}", kept.encode())
 
     def comment_used(self, repo: str, comment_id: int) -> bool:
         """A comment's commands count once, whatever delivery id carries it (a replay)."""

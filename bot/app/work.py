@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from gradgate.bot.app import logs
+from gradgate.bot.app import heads, logs
 from gradgate.bot.app.combine import merge, to_wire
 from gradgate.bot.app.decide import Run, decide
 from gradgate.bot.app.forge import Forge
@@ -129,6 +129,11 @@ class Worker:
     # -- running -------------------------------------------------------------------------------
 
     def _handle(self, job: Job, beat: Heartbeat, marks: Marks) -> None:
+        gone = job.head_sha if job.kind is Kind.CLOSED else job.before  # closed, or pushed over
+        if gone is not None and (job.kind is Kind.CLOSED or gone != job.head_sha):
+            self.weigh_again(job.pr, gone, beat)
+        if job.kind is Kind.CLOSED:
+            return
         if job.left is not None and job.head_sha is not None:
             # The GPU half takes over what the CPU half left in progress: it completes it, or
             # concludes it as superseded if a push stops it, even before it starts.
@@ -249,29 +254,59 @@ class Worker:
     def publish(
         self, job: Job, report: Report, beat: Heartbeat, *, pending: Pending | None = None
     ) -> Pending:
-        """Publish under the PR's lease, so concurrent jobs never race on its comment; a report
-        for a head that is no longer the newest is not published (the newer job reports). What
-        the report left in progress: the checks waiting for a GPU worker."""
+        """Publish under the PR's lease, so concurrent jobs never race on its comment, and the
+        head's, so two PRs with one head publish on it in turn, each weighing the other's stored
+        result (``commit``); a report for a head that is no longer the newest is not published
+        (the newer job reports). What the report left in progress: the checks waiting for a
+        GPU worker."""
         pr = job.pr
-        lease = publish_lease(pr.key)
+        leases = [publish_lease(pr.key)]
+        if report.head_sha:
+            leases.append(publish_lease(f"{pr.repo}@{report.head_sha}"))
+        try:
+            for lease in leases:
+                self._hold(beat, lease, pr.key)
+            if self._stale(job, report.head_sha):
+                raise Superseded
+            port, head, shown = self.forge.port(pr), report.head_sha or "", self._shown(pr)
+            self.state.prs.add_pr_of_head(pr.repo, head, pr.number)
+            others = heads.others(self.state, port, pr, head, shown=shown)
+            target = Target(pr.number, self.forge.bot_login)
+            published = publish_report(port, shown(report), target, pending=pending, others=others)
+            self.state.prs.set_report(pr.key, to_wire(report))
+            kept = (published.left.check_runs or {}).values()
+            on_commit = published.on_commit.report if published.on_commit else shown(report)
+            current = on_commit if published.current else None
+            self._sweep(pr, head, report=current, keep=kept, newer=published.head_now)
+            return published.left
+        finally:
+            for lease in reversed(leases):
+                beat.release(lease)
+
+    def _hold(self, beat: Heartbeat, lease: str, what: str) -> None:
         deadline = time.monotonic() + 10 * self.ttl
         while not beat.hold(lease):
             if time.monotonic() > deadline:
-                raise GradgateError(f"could not get {pr.key}'s publish lock in time")
+                raise GradgateError(f"could not get {what}'s publish lock in time")
             time.sleep(0.05)
+
+    def _shown(self, pr: PullRequest) -> heads.Shown:
+        """A report as the PR shows it: its links, the re-run words for a PR."""
+        return lambda r: replace(r, rerun="pr", repo_url=pr.web_url, docs_url=self.docs_url)
+
+    def weigh_again(self, pr: PullRequest, head_sha: str, beat: Heartbeat) -> None:
+        """``pr`` stops counting on ``head_sha``: ``heads.recount`` under the head's publish
+        lease. A failure is logged: that head keeps what it shows, never turned to a pass."""
+        lease = publish_lease(f"{pr.repo}@{head_sha}")
         try:
-            if self._stale(job, report.head_sha):
-                raise Superseded
-            shown = replace(report, rerun="pr", repo_url=pr.web_url, docs_url=self.docs_url)
-            target = Target(pr.number, self.forge.bot_login)
-            published = publish_report(self.forge.port(pr), shown, target, pending=pending)
-            self.state.prs.set_report(pr.key, to_wire(report))
-            kept = (published.left.check_runs or {}).values()
-            current = report if published.current else None
-            self._sweep(
-                pr, shown.head_sha or "", report=current, keep=kept, newer=published.head_now
+            self._hold(beat, lease, head_sha)
+            top = heads.recount(
+                self.state, self.forge.port(pr), pr, head_sha, shown=self._shown(pr)
             )
-            return published.left
+            if top is not None:
+                self.log.info("head weighed again", extra={"head": head_sha, "pr": top.number})
+        except Exception as exc:
+            self.log.warning("could not weigh %s again: %s", head_sha, exc)
         finally:
             beat.release(lease)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from gradgate.bot.github.commit import Origin, conclusion, summary_note
 from gradgate.bot.github.ports import Annotation, CheckRun
 from gradgate.bot.github.statuses import final_statuses, pending_statuses
 from gradgate.bot.plan.plan import Plan
@@ -64,20 +65,29 @@ def pending_check_runs(
     ]
 
 
-def final_check_runs(report: Report, *, details_url: str | None) -> list[CheckRun]:
-    titles = {s.context: s.description for s in final_statuses(report, target_url=details_url)}
+def final_check_runs(
+    report: Report, *, details_url: str | None, origin: Origin | None = None
+) -> list[CheckRun]:
+    """The report's check runs as published on its head (``commit``): a pass without a base
+    config is `neutral`, and the summaries say which pull request the verdict came from."""
+    titles = {
+        s.context: s.description
+        for s in final_statuses(report, target_url=details_url, origin=origin)
+    }
     external = stamp(report.head_sha, report.base_sha, report.config_hash)
-    whole = render(report, "markdown", limit=None)
+    note = summary_note(report, origin)
+    lead = f"{note}\n\n" if note else ""
+    whole = lead + render(report, "markdown", limit=None)
     if len(whole) > SUMMARY_LIMIT:
-        note = render_template("check_run_cut.md.j2").strip()
+        cut = render_template("check_run_cut.md.j2").strip()
         # The report shrunk to fit (the first findings in full, the rest counted), so no fence
         # or fold is cut open; the slice only guards the limit.
-        room = SUMMARY_LIMIT - len(note) - 2
-        whole = render(report, "markdown", limit=room)[:room] + "\n\n" + note
+        room = SUMMARY_LIMIT - len(cut) - len(lead) - 2
+        whole = lead + render(report, "markdown", limit=room)[:room] + "\n\n" + cut
     runs = [
         CheckRun(
             name="gradgate",
-            conclusion=_VERDICT[str(report.verdict)],
+            conclusion=conclusion(report, _VERDICT[str(report.verdict)]),
             title=titles["gradgate"],
             summary=whole,
             details_url=details_url,
@@ -87,14 +97,13 @@ def final_check_runs(report: Report, *, details_url: str | None) -> list[CheckRu
     for row in rows(report):
         name = f"gradgate/{row.planned.name}"
         findings = row.result.findings if row.result else ()
+        summary = render_template("check_run_summary.md.j2", r=report, row=row, count=len(findings))
         runs.append(
             CheckRun(
                 name=name,
-                conclusion=_CONCLUSION[row.outcome],
+                conclusion=conclusion(report, _CONCLUSION[row.outcome]),
                 title=titles[name],
-                summary=render_template(
-                    "check_run_summary.md.j2", r=report, row=row, count=len(findings)
-                ),
+                summary=lead + summary,
                 annotations=tuple(a for f in findings if (a := annotation(f)) is not None),
                 details_url=details_url,
                 external_id=external,

@@ -20,6 +20,7 @@ from github.CheckRun import CheckRun as GithubCheckRun
 from github.CommitStatus import CommitStatus as GithubStatus
 from github.IssueComment import IssueComment
 from github.PaginatedList import PaginatedList
+from github.PullRequest import PullRequest as GithubPullRequest
 from github.Repository import Repository
 from gradgate.bot.github import listing
 from gradgate.bot.github.checkruns import batches, request_output, request_state
@@ -111,18 +112,13 @@ class GitHubClient:
 
     def pull(self, number: int) -> PullRequest:
         with call(f"read pull request #{number}"):
-            pr = self._repo.get_pull(number)
-            head_repo = pr.head.repo
-            return PullRequest(
-                number=pr.number,
-                head_sha=pr.head.sha,
-                base_sha=pr.base.sha,
-                head_ref=pr.head.ref,
-                head_repo=head_repo.full_name if head_repo is not None else None,
-                author=pr.user.login,
-                state=pr.state,
-                base_ref=pr.base.ref,
-            )
+            return _pull_value(self._repo.get_pull(number))
+
+    def open_pulls(self, sha: str) -> list[PullRequest]:
+        with call(f"list the pull requests of {sha[:7]}"):
+            listed = self._on_commit(GithubPullRequest, sha, "pulls", None)
+            found = [_pull_value(pr) for pr in listed]
+            return [p for p in found if p.state == "open" and p.head_sha == sha]
 
     def comments(self, number: int) -> list[Comment]:
         with call(f"list the comments of #{number}"):
@@ -296,3 +292,17 @@ def _message(exc: GithubException) -> str | None:
 
 def _bot(user_type: str | None) -> bool:
     return user_type == "Bot"
+
+
+def _pull_value(pr: GithubPullRequest) -> PullRequest:
+    head_repo = pr.head.repo
+    return PullRequest(
+        number=pr.number,
+        head_sha=pr.head.sha,
+        base_sha=pr.base.sha,
+        head_ref=pr.head.ref,
+        head_repo=head_repo.full_name if head_repo is not None else None,
+        author=pr.user.login,
+        state=pr.state,
+        base_ref=pr.base.ref,
+    )

@@ -1,7 +1,8 @@
 """An Action's event (GITHUB_EVENT_NAME + the payload at GITHUB_EVENT_PATH) -> what to do (pure).
 
 pull_request    opened, synchronize, reopened, ready_for_review: gate the PR's head; edited
-                only when the base branch changed; anything else (closed...) is skipped
+                only when the base branch changed; closed: its head's verdict is weighed
+                again without it (issue 34); anything else is skipped
 issue_comment   a comment that may carry `/recheck` (screened in ``commands``)
 workflow_run    a finished run of the checks workflow, whose results are to be published
 pull_request_target  `labeled` only: a label put on a PR (the trusted side reads the
@@ -19,6 +20,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from gradgate.bot.github.commands import CommentEvent
+from gradgate.bot.github.identifiers import Sha
 from gradgate.checks.errors import UsageError
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -46,6 +48,7 @@ class PullRequestEvent:
     head_ref: str
     head_repo: str | None  # None: the fork was deleted
     author: str
+    before: str | None = None  # synchronize: the head the push replaced (issue 34)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +115,7 @@ class _PullEvent(BaseModel):
     pull_request: _Pull
     repository: _Repo
     changes: dict[str, Any] | None = None
+    before: Sha | None = None  # synchronize: the head the push replaced
 
 
 class _Label(BaseModel):
@@ -171,7 +175,7 @@ def read_event(name: str, payload: Any) -> Event:
         pull_event = _parse(_PullEvent, name, payload)
         if pull_event.action == "edited" and "base" not in (pull_event.changes or {}):
             return Skip(name, pull_event.action, Skipped.EDITED_NOT_BASE)
-        if pull_event.action not in GATED_ACTIONS | {"edited"}:
+        if pull_event.action not in GATED_ACTIONS | {"edited", "closed"}:
             return Skip(name, pull_event.action, Skipped.PULL_REQUEST_ACTION)
         pr = pull_event.pull_request
         return PullRequestEvent(
@@ -183,6 +187,7 @@ def read_event(name: str, payload: Any) -> Event:
             head_ref=pr.head.ref,
             head_repo=pr.head.repo.full_name if pr.head.repo else None,
             author=pr.user.login,
+            before=pull_event.before if pull_event.action == "synchronize" else None,
         )
     if name == "issue_comment":
         comment_event = _parse(_CommentEvent, name, payload)

@@ -15,6 +15,9 @@ def check_run_state(raw: dict[str, Any]) -> CheckRunState:
         status=str(raw["status"]),
         conclusion=raw.get("conclusion"),
         app=(raw.get("app") or {}).get("slug"),
+        external_id=raw.get("external_id"),
+        title=(raw.get("output") or {}).get("title"),
+        summary=(raw.get("output") or {}).get("summary"),
     )
 
 

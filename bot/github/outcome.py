@@ -20,6 +20,7 @@ from gradgate.bot.github.checkruns import (
     pending_check_runs,
     superseded_check_runs,
 )
+from gradgate.bot.github.commit import Origin
 from gradgate.bot.github.ports import GitHubPort
 from gradgate.bot.github.statuses import (
     final_statuses,
@@ -79,11 +80,17 @@ def post_pending(
 
 
 def post_final(
-    port: GitHubPort, report: Report, *, details_url: str | None, pending: Pending | None = None
+    port: GitHubPort,
+    report: Report,
+    *,
+    details_url: str | None,
+    pending: Pending | None = None,
+    origin: Origin | None = None,
 ) -> Pending:
     """Check runs (completing the pending ones), or statuses if the token cannot write checks.
     What it left in progress (checks waiting for a GPU worker), as a ``Pending`` that the run
-    completing them (or concluding them as superseded) takes up."""
+    completing them (or concluding them as superseded) takes up. ``origin``: the pull request
+    ``report`` is, on a head that several share (``commit``)."""
     head_sha = report.head_sha
     if head_sha is None:
         raise ValueError("a report published to GitHub names the head it was computed for")
@@ -93,7 +100,7 @@ def post_final(
         running: list[str] = []
         done = 0
         try:
-            for run in final_check_runs(report, details_url=details_url):
+            for run in final_check_runs(report, details_url=details_url, origin=origin):
                 run_id = started.get(run.name)
                 if run_id is None:
                     ids[run.name] = port.create_check_run(head_sha, run)
@@ -108,7 +115,7 @@ def post_final(
                 _errors_anyway(port, report, [*ids, *(pending.running if pending else ())])
                 raise
     contexts: list[str] = []
-    for status in final_statuses(report, target_url=details_url):
+    for status in final_statuses(report, target_url=details_url, origin=origin):
         if status.state == "pending":  # counted before it is sent: a lost answer set it too
             contexts.append(status.context)
         port.set_status(head_sha, status)

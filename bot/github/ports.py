@@ -84,6 +84,9 @@ class CheckRunState:
     status: str  # queued, in_progress, completed
     conclusion: str | None
     app: str | None  # the slug of the App that made it
+    external_id: str | None = None  # what it was computed against (``checkruns.stamp``)
+    title: str | None = None
+    summary: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +128,11 @@ class GitHubPort(Protocol):
     """The GitHub calls gradgate makes, on one repository. Every failure is a GitHubError."""
 
     def pull(self, number: int) -> PullRequest: ...
+
+    def open_pulls(self, sha: str) -> list[PullRequest]:
+        """The open pull requests whose head is ``sha`` (GitHub's pull requests associated
+        with the commit, all pages)."""
+        ...
 
     def comments(self, number: int) -> list[Comment]:
         """Every comment on the PR's conversation, oldest first (all pages)."""

@@ -6,7 +6,9 @@ are not published as current: the comment says they were superseded (unless a ne
 already shown) and the outcome (check runs or statuses) goes on the old commit only, where GitHub
 no longer shows it on the PR. If updating the comment fails, the final outcome is still posted
 before the error is raised. A run superseded before its report concludes only what its pending
-phase left running on its own head (``publish_superseded``).
+phase left running on its own head (``publish_superseded``). The comment is the PR's own report;
+what goes on the commit is the worst result of the open PRs with that head (``commit``,
+``post_commit``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from gradgate.bot.config.model import ReviewMode
+from gradgate.bot.github.commit import Gate, Origin, worst
 from gradgate.bot.github.outcome import Pending, post_final, post_pending, post_superseded
 from gradgate.bot.github.ports import GitHubPort
 from gradgate.bot.github.reviewer import submit_review
@@ -42,6 +45,8 @@ class Published:
     head_now: str
     steps: tuple[Step, ...]
     left: Pending = field(default_factory=Pending)  # what post_final left in progress
+    base_ref: str | None = None  # the PR's base branch as GitHub names it now
+    on_commit: Gate | None = None  # whose result the commit shows (``commit.worst``)
 
 
 def publish_pending(
@@ -81,9 +86,13 @@ def publish_report(
     pending: Pending | None = None,
     limit: int = COMMENT_LIMIT,
     review: ReviewMode = "off",
+    others: Sequence[Gate] = (),
+    also_open: int = 0,
 ) -> Published:
     """``review``: `.gradgate.yml`'s ``report.review``; a review is submitted last, and only
-    for a head that is still the PR's."""
+    for a head that is still the PR's. ``others``: the other open PRs with this head and their
+    own results for it; the commit shows the most severe of all (``commit``), the comment this
+    PR's own."""
     if report.head_sha is None:
         raise ValueError("a report published to GitHub names the head it was computed for")
     published = Published(current=True, head_now=report.head_sha, steps=())
@@ -92,13 +101,34 @@ def publish_report(
         published = _comment(port, report, target, limit=limit)
     except GitHubError as exc:  # still post the final outcome: a required check must not hang
         failed = exc
-    left = post_final(port, report, details_url=target.target_url, pending=pending)
+    shown = worst([Gate(target.number, published.base_ref or "", report), *others])
+    weighed = len(others) + also_open + 1
+    left = post_commit(port, shown, weighed, details_url=target.target_url, pending=pending)
     if failed is not None:
         raise failed
-    published = replace(published, left=left)
+    published = replace(published, left=left, on_commit=shown)
     if published.current:
         submit_review(port, report, number=target.number, bot_login=target.bot_login, mode=review)
     return published
+
+
+def post_commit(
+    port: GitHubPort,
+    shown: Gate,
+    weighed: int,
+    *,
+    details_url: str | None,
+    pending: Pending | None = None,
+) -> Pending:
+    """``shown``'s result on its head, naming it when ``weighed`` open PRs share the head. Then
+    GitHub shows the newest check run of each name, and another PR's may be newer than the
+    ones this run started: with others, the result is posted once more as new check runs."""
+    origin = Origin(shown.number, shown.base_ref or None, weighed)
+    report = shown.report
+    left = post_final(port, report, details_url=details_url, pending=pending, origin=origin)
+    if weighed > 1 and left.check_runs is not None:
+        left = post_final(port, report, details_url=details_url, origin=origin)
+    return left
 
 
 def _comment(port: GitHubPort, report: Report, target: Target, *, limit: int) -> Published:
@@ -124,7 +154,9 @@ def _comment(port: GitHubPort, report: Report, target: Target, *, limit: int) ->
         # duplicate: look again, and remove it now rather than on the next run.
         again = ours(port.comments(target.number), bot_login=target.bot_login)
         _apply(port, target.number, steps(again, parts, verdict=verdict))
-    return Published(current=current, head_now=pull.head_sha, steps=tuple(todo))
+    return Published(
+        current=current, head_now=pull.head_sha, steps=tuple(todo), base_ref=pull.base_ref
+    )
 
 
 # A report is split into at most about this many comments: past it, render() shows the first

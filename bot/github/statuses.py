@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gradgate.bot.github.commit import NOT_GATED, Origin, on_commit
 from gradgate.bot.github.ports import Status, StatusState
 from gradgate.bot.plan.plan import Plan
-from gradgate.bot.report.render import STATUS_LIMIT, Report, status_descriptions
+from gradgate.bot.report.render import STATUS_LIMIT, Report
 from gradgate.bot.templates import render_template
 
 _STATES: frozenset[str] = frozenset({"pending", "success", "failure", "error"})
@@ -30,7 +31,7 @@ def fit(description: str, stamp: str) -> str:
     return description + stamp
 
 
-def _stamp(base_sha: str | None, config_hash: str | None) -> str:
+def suffix(base_sha: str | None, config_hash: str | None) -> str:
     return render_template(
         "github_stamp.txt.j2", base_sha=base_sha, config_hash=config_hash
     ).rstrip("\n")
@@ -48,7 +49,7 @@ def _status(
 def pending_statuses(
     plan: Plan, *, base_sha: str, config_hash: str | None, target_url: str | None
 ) -> list[Status]:
-    stamp = _stamp(base_sha, config_hash)
+    stamp = suffix(base_sha, config_hash)
     out = []
     for line in render_template("github_pending.txt.j2", plan=plan).splitlines():
         if line.strip():
@@ -57,11 +58,15 @@ def pending_statuses(
     return out
 
 
-def final_statuses(report: Report, *, target_url: str | None) -> list[Status]:
-    stamp = _stamp(report.base_sha, report.config_hash)
+def final_statuses(
+    report: Report, *, target_url: str | None, origin: Origin | None = None
+) -> list[Status]:
+    """The report's statuses as published on its head (``commit.on_commit``): GitHub has no
+    neutral status, so "not gated here" is `pending`, never `success`."""
+    stamp = suffix(report.base_sha, report.config_hash)
     return [
-        _status(context, state, description, stamp, target_url)
-        for context, (state, description) in status_descriptions(report).items()
+        _status(context, "pending" if state == NOT_GATED else state, description, stamp, target_url)
+        for context, (state, description) in on_commit(report, origin).items()
     ]
 
 

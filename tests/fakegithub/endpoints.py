@@ -164,6 +164,16 @@ class Endpoints:
         page, headers = self._page(records, q, m.string)
         return 200, [self.render.status(repo, r, self.users) for r in page], headers
 
+    def _commit_pulls(
+        self, repo: Repo, m: re.Match[str], q: dict[str, str], body: Any, login: str
+    ) -> tuple[int, Any, dict[str, str]]:
+        """GitHub: for a commit not on the default branch, the open pull requests associated
+        with it; here, those whose head it is (the fake knows no other association)."""
+        pulls = sorted(repo.pulls.values(), key=lambda p: p.number)
+        found = [p for p in pulls if p.head_sha == m["ref"] and p.state == "open"]
+        page, headers = self._page(found, q, m.string)
+        return 200, [self.render.pull(repo, p, self.users) for p in page], headers
+
     def _permission(
         self, repo: Repo, m: re.Match[str], q: dict[str, str], body: Any, login: str
     ) -> tuple[int, Any]:
@@ -332,6 +342,11 @@ ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Any]]] = [
         Endpoints._list_check_runs,
     ),
     ("GET", re.compile(_REPO + r"/pulls/(?P<number>\d+)$"), Endpoints._pull),
+    (
+        "GET",
+        re.compile(_REPO + r"/commits/(?P<ref>[0-9a-f]{40})/pulls$"),
+        Endpoints._commit_pulls,
+    ),
     ("GET", re.compile(_REPO + r"/issues/(?P<number>\d+)/comments$"), Endpoints._list_comments),
     ("POST", re.compile(_REPO + r"/issues/(?P<number>\d+)/comments$"), Endpoints._create_comment),
     ("GET", re.compile(_REPO + r"/issues/comments/(?P<comment>\d+)$"), Endpoints._get_comment),

@@ -31,6 +31,7 @@ def pull_request(
     head_ref: str = "feature",
     head_repo: str | None = None,
     changes: dict[str, Any] | None = None,
+    base_ref: str = "main",
 ) -> dict[str, Any]:
     source = {"opened": "opened", "synchronize": "synchronize", "reopened": "reopened"}.get(
         action, "closed"
@@ -44,7 +45,7 @@ def pull_request(
     pr["user"]["login"] = author
     pr["head"].update(sha=head, ref=head_ref)
     pr["head"]["repo"]["full_name"] = head_repo or repo
-    pr["base"].update(sha=base, ref="main")
+    pr["base"].update(sha=base, ref=base_ref)
     pr["base"]["repo"]["full_name"] = repo
     if changes is not None:
         data["changes"] = changes

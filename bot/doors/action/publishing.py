@@ -6,9 +6,13 @@ import dataclasses
 
 from gradgate.bot.config.model import ReviewMode
 from gradgate.bot.doors.action.settings import Settings, connect, say
+from gradgate.bot.github import rivals
 from gradgate.bot.github.checkruns import replaced_check_runs
+from gradgate.bot.github.commit import severity
 from gradgate.bot.github.outcome import Pending, post_final
+from gradgate.bot.github.ports import GitHubPort
 from gradgate.bot.github.publish import Target, publish_report
+from gradgate.bot.github.rivals import Rival
 from gradgate.bot.pipeline import Request, error_report
 from gradgate.bot.report.render import Report, render
 from gradgate.bot.templates import render_template
@@ -35,8 +39,12 @@ def publish(
         docs_url=s.docs_url,
     )
     summary(s, report)
+    port = connect(s)
+    found = _rivals(port, head_sha, number=number, target=target)
     try:
-        published = publish_report(connect(s), report, target, pending=pending, review=review)
+        published = publish_report(
+            port, report, target, pending=pending, review=review, also_open=len(found)
+        )
     except GitHubError as exc:
         if exc.status != 403:
             raise
@@ -46,6 +54,44 @@ def publish(
         "published", verdict=str(report.verdict), head_sha=report.head_sha, number=number,
         current=published.current, head_now=published.head_now,
     )  # fmt: skip
+    weigh(port, head_sha, found, below=severity(report), target=target)
+
+
+def weigh_again(s: Settings, head_sha: str, *, number: int, target: Target) -> None:
+    """PR ``number`` stops counting on ``head_sha`` (closed, or pushed over): the most severe
+    result of the open PRs left with it as head is posted there again; none left, it stays."""
+    port = connect(s)
+    found = _rivals(port, head_sha, number=number, target=target)
+    weigh(port, head_sha, found, below=-1, target=target, counted=0)
+
+
+def weigh(
+    port: GitHubPort,
+    head_sha: str,
+    found: list[Rival],
+    *,
+    below: int,
+    target: Target,
+    counted: int = 1,
+) -> None:
+    """One verdict per commit (issue 34): the most severe of the other open PRs' results on
+    ``head_sha``, posted again as the newest when it is more severe than ``below``.
+    ``counted``: the open PRs with this head beside ``found`` (the one publishing)."""
+    top = max(found, key=rivals.severity, default=None)
+    if top is not None and rivals.severity(top) > below:
+        weighed = len(found) + counted
+        rivals.repost(port, head_sha, top, weighed=weighed, details_url=target.target_url)
+        say("weighed", head_sha=head_sha, shown=top.number, verdict=top.verdict, open=weighed)
+
+
+def _rivals(port: GitHubPort, head_sha: str, *, number: int, target: Target) -> list[Rival]:
+    """The other open PRs with this head that published a result; a failure to list them is
+    logged and weighs nothing (each PR's own publish still weighs the others)."""
+    try:
+        return rivals.rivals(port, head_sha, number=number, bot_login=target.bot_login)
+    except GitHubError as exc:
+        say("rivals-unlisted", head_sha=head_sha, error=str(exc))
+        return []
 
 
 def left_open(s: Settings, head_sha: str) -> Pending | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from gradgate.bot.config.model import ReviewMode, config_hash
 from gradgate.bot.doors.action import trusted
 from gradgate.bot.doors.action.files import output, read_json, write_json
-from gradgate.bot.doors.action.publishing import error_statuses, publish
+from gradgate.bot.doors.action.publishing import error_statuses, publish, weigh_again
 from gradgate.bot.doors.action.settings import STAGES, Settings, connect, say
 from gradgate.bot.doors.isolated import run_checks
 from gradgate.bot.github.commands import CommentEvent
@@ -76,8 +76,24 @@ def run_action(s: Settings) -> int:
         raise UsageError(
             "the `gate` stage runs on workflow_run, issue_comment and pull_request_target events"
         )
+    if event.action == "closed":
+        return _closed(s, event)
     stage = {"all": _gate, "plan": _plan, "check": _check, "publish": _publish_pull}[s.stage]
-    return stage(s, event)
+    code = stage(s, event)
+    if event.before and event.before != event.head_sha and s.stage in ("all", "publish"):
+        target = s.target(event.number, s.env.get("GITHUB_RUN_ID"))
+        weigh_again(s, event.before, number=event.number, target=target)  # pushed over
+    return code
+
+
+def _closed(s: Settings, event: PullRequestEvent) -> int:
+    """A closed PR stops counting on its head (issue 34): the stages that publish weigh the
+    head again without it; the others have nothing to do."""
+    if s.stage in ("all", "publish"):
+        target = s.target(event.number, s.env.get("GITHUB_RUN_ID"))
+        weigh_again(s, event.head_sha, number=event.number, target=target)
+    say("closed", number=event.number, head_sha=event.head_sha, stage=s.stage)
+    return 0
 
 
 def _request(

@@ -43,6 +43,7 @@ from gradgate.bot.github.events import LabelEvent, WorkflowRunEvent
 from gradgate.bot.github.fork import CodeChecks, code_checks
 from gradgate.bot.github.ports import GitHubPort, PullRequest
 from gradgate.bot.github.results import CHECK_FILE, PLAN_FILE, merge, plan_record, record_review
+from gradgate.bot.github.sticky import ours, shown
 from gradgate.bot.pipeline import Planned, Request, plan_request
 from gradgate.bot.report import formats
 from gradgate.bot.report.load import report_from_json
@@ -207,11 +208,34 @@ def _for_run(s: Settings, port: GitHubPort, event: WorkflowRunEvent) -> Found | 
     if (pull.head_repo, pull.head_ref) != (event.head_repo, event.head_branch):
         values = dict(number=number, repo=event.head_repo, branch=event.head_branch)
         raise UsageError(render_template("action_wrong_pr.txt.j2", **values).strip())
-    if pull.head_sha != event.head_sha:
+    if pull.head_sha != event.head_sha or pull.state != "open":
         why = dict(head_sha=event.head_sha, head_now=pull.head_sha, why="superseded")
         say("nothing-to-publish", **why)
         return None
+    _one_of_several(s, port, pull, event)
     return Found(pull, event.head_sha)
+
+
+def _one_of_several(
+    s: Settings, port: GitHubPort, pull: PullRequest, event: WorkflowRunEvent
+) -> None:
+    """Several open PRs may have this head from this branch (a fork's branch opened again into
+    another base, issue 34); GitHub's event does not say which one a run was for, and the
+    fork's upload names one. Each is judged once per head: an upload naming one already judged
+    for it while another is not is refused, and the head gets an error (never a pass)."""
+    branch = (event.head_repo, event.head_branch)
+    same = [
+        p.number for p in port.open_pulls(event.head_sha) if (p.head_repo, p.head_ref) == branch
+    ]
+
+    def judged(number: int) -> bool:
+        said = shown(ours(port.comments(number), bot_login=s.bot_login))
+        return said is not None and said.head == event.head_sha
+
+    waiting = [n for n in same if n != pull.number and not judged(n)]
+    if waiting and judged(pull.number):
+        words = dict(number=pull.number, waiting=waiting, head_sha=event.head_sha)
+        raise _NoPull(event.head_sha, render_template("action_other_pr.txt.j2", **words).strip())
 
 
 def _approver(

@@ -114,7 +114,6 @@ def test_missing_delivery_or_event_headers_get_400(live: LiveServer) -> None:
         ("ping", "ping/"),
         ("installation", "installation/created"),
         ("check_suite", "check_suite/requested"),
-        ("pull_request", "pull_request/closed"),
         ("issue_comment", "issue_comment/edited.with-installation"),
         ("issue_comment", "issue_comment/created.with-installation"),  # on an issue, no command
     ],
@@ -124,6 +123,16 @@ def test_events_gradgate_does_not_act_on_get_204(live: LiveServer, event: str, n
     body.setdefault("installation", {"id": 1})
     assert live.deliver(event, body).status_code == 204
     assert live.queues.pending(Queue.CPU) == 0
+
+
+def test_a_closed_pr_is_enqueued_to_weigh_its_head_again_and_records_no_push(
+    live: LiveServer,
+) -> None:
+    answer = live.deliver("pull_request", payload("pull_request/closed"), delivery="closed")
+    assert answer.status_code == 202
+    job = live.queues.state.ledger.get("closed")
+    assert job is not None and job.kind is Kind.CLOSED and job.head_sha is not None
+    assert live.queues.state.prs.head(job.pr.key) is None  # not a push: the head stays
 
 
 def test_ok_to_test_on_a_pr_is_enqueued_bound_to_the_head_the_server_knew(

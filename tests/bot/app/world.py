@@ -95,10 +95,16 @@ class AppWorld:
         author = kw.pop("author", "alice")
         return self.live.deliver("pull_request", self.push_payload(action, author=author), **kw)
 
-    def push_payload(self, action: str = "synchronize", *, author: str = "alice") -> dict[str, Any]:
+    def push_payload(
+        self, action: str = "synchronize", *, author: str = "alice", number: int = NUMBER
+    ) -> dict[str, Any]:
+        """PR ``number``'s delivery (the world's own by default), naming its head and base as
+        the fake GitHub has them now."""
+        pull = self.github.repo(REPO).pulls[number]
+        head, base = (self.head, self.base) if number == NUMBER else (pull.head_sha, pull.base_sha)
         payload = payloads.pull_request(
-            action, repo=REPO, number=NUMBER, head=self.head, base=self.base,
-            author=author, head_ref="pr",
+            action, repo=REPO, number=number, head=head, base=base, author=author,
+            head_ref=pull.head_ref, base_ref=pull.base_ref,
         )  # fmt: skip
         payload["pull_request"]["updated_at"] = self._tick()
         return self._for_app(payload)

@@ -36,13 +36,24 @@ def test_stored_pull_request_payloads_gate_the_head_against_the_base(action: str
         head_ref="changes",
         head_repo="Codertocat/Hello-World",
         author="Codertocat",
+        # a push names the head it replaced: its verdict is weighed again without this PR
+        before="f95f852bd8fca8fcc58a9a2d6c842781e32a215e" if action == "synchronize" else None,
     )
 
 
-def test_a_closed_pull_request_is_skipped() -> None:
+def test_a_closed_pull_request_is_read_so_its_head_can_be_weighed_again() -> None:
     event = read_event("pull_request", _stored("pull_request/closed.payload.json"))
 
-    assert event == Skip("pull_request", "closed", Skipped.PULL_REQUEST_ACTION)
+    assert isinstance(event, PullRequestEvent) and event.action == "closed"
+    assert event.before is None
+
+
+def test_a_pull_request_action_gradgate_does_not_act_on_is_skipped() -> None:
+    payload = _stored("pull_request/closed.payload.json") | {"action": "assigned"}
+
+    assert read_event("pull_request", payload) == Skip(
+        "pull_request", "assigned", Skipped.PULL_REQUEST_ACTION
+    )
 
 
 @pytest.mark.parametrize(

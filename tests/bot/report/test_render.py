@@ -245,6 +245,12 @@ def test_adopting_pr_says_its_policy_came_from_the_pr_itself() -> None:
     assert "policy came from the change itself" in render(passing_report(), "text")
 
 
+def test_a_pass_into_a_branch_without_config_says_the_commit_shows_it_as_not_gated() -> None:
+    on_pr = dataclasses.replace(passing_report(), rerun="pr")
+    assert 'shows as "not gated here" (a neutral check run' in render(on_pr, "markdown")
+    assert "not gated here" not in render(passing_report(), "markdown")  # the CLI sets nothing
+
+
 def test_details_with_backticks_cannot_close_the_code_fence_early() -> None:
     tricky = Finding(kind="k", severity=Severity.BLOCKING, message="m", details="a\n````\nb")
     result = CheckResult(check="protected", outcome=Outcome.FAIL, summary="s", findings=(tricky,))
