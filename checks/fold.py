@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-PLACE = "{}"
+# The number's place in a template: a character no module or key name holds, so a name that
+# itself holds `{}` (a `ModuleDict` key) is neither split at it nor filled wrongly (issue 36).
+PLACE = "\x00"
 
 
 def split(name: str) -> tuple[str, tuple[int, ...]]:
-    """(`blocks.{}.fc`, (3,)) for `blocks.3.fc`: the template and its numbers in order."""
+    """(`blocks.<PLACE>.fc`, (3,)) for `blocks.3.fc`: the template and its numbers in order."""
     parts = name.split(".")
     numbers = tuple(int(p) for p in parts if p.isdigit())
     template = ".".join(PLACE if p.isdigit() else p for p in parts)

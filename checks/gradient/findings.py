@@ -162,12 +162,15 @@ def _say(
         )
     elif change is Change.GAINED:
         was_word = " / ".join(dict.fromkeys(STATE_WORDS[r.base] for r in rows if r.base))
+        # One f-string, never `.format` after it: the names (`blocks.{0..3}.up.*`) hold
+        # braces, and formatting them again raised KeyError (issue 36).
+        them, they = ("them", "they") if many else ("it", "it")
         text = (
             f"{who} learned nothing at base ({was_word}) and learn{s} at head: the change "
-            "that cut {0} off was undone, so {0} now train{1} and what downstream code sees "
+            f"that cut {them} off was undone, so {they} now train{s} and what downstream code sees "
             "moves. If that is intended, nothing to do; `checks.gradient.gained` "
             "(note, warning, blocking) sets how much this weighs."
-        ).format("them" if many else "it", "" if many else "s")
+        )
     else:  # STILL_DEAD
         text = f"{who} {be} {word} at base and at head, so this change did not cause it: {cause}."
     if spot is not None:
