@@ -85,15 +85,16 @@ def missing_copies(folded: Folded, universe: Iterable[str]) -> tuple[str, ...]:
     template is named: the prefix up to its last number."""
     if not folded.numbers or not folded.numbers[0]:
         return ()
-    stem = _stem(folded.template)
+    block = stem(folded.template)
     seen: dict[tuple[int, ...], None] = {}
     for name in universe:
         template, numbers = split(name)
-        if len(numbers) == len(folded.numbers[0]) and _stem(template) == stem:
+        if len(numbers) == len(folded.numbers[0]) and stem(template) == block:
             seen.setdefault(numbers)
     covered = set(folded.numbers)
-    return tuple(fill(stem, numbers) for numbers in seen if numbers not in covered)
+    return tuple(fill(block, numbers) for numbers in seen if numbers not in covered)
 
 
-def _stem(template: str) -> str:
+def stem(template: str) -> str:
+    """The template up to its last number: the repeated block (`blocks.<PLACE>`)."""
     return template[: template.rindex(PLACE) + len(PLACE)]
