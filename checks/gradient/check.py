@@ -33,7 +33,7 @@ from gradgate.checks.gradient.findings import findings_for
 from gradgate.checks.gradient.settings import GradientSettings
 from gradgate.checks.gradient.summary import chart, model_summary
 from gradgate.checks.gradient.untested import untested_findings
-from gradgate.checks.gradient.variants import in_variant, pair
+from gradgate.checks.gradient.variants import across_variants, pair
 from gradgate.checks.gradient.words import count, error_message, failure_detail, no_pair_words
 from gradgate.checks.model.coverage import child_spans, ran_counts
 from gradgate.checks.model.device import device_for
@@ -102,9 +102,12 @@ class GradientCheck:
                 revision=None,
             )
         comparisons = [compare(p.base, p.head, allow=settings.allow) for p in pairs]
-        for p, comparison in zip(pairs, comparisons, strict=True):
-            said = findings_for(comparison, gained=Severity(settings.gained), diff=diff)
-            found += in_variant(said, p.name)
+        found += across_variants(
+            [
+                (p.name, findings_for(comparison, gained=Severity(settings.gained), diff=diff))
+                for p, comparison in zip(pairs, comparisons, strict=True)
+            ]
+        )
         names = [f.variant for f in head.variants if f.variant is not None]
         found += untested_findings(head.coverage, diff, variants=names, model_files=model_files)
         findings = tuple(sorted(found, key=report_order))
