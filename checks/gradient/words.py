@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Sequence
 
 from gradgate.checks.fold import PLACE, split
@@ -160,11 +161,17 @@ def untested_words(file: str, ranges: Sequence[tuple[int, int]], variants: Seque
     )
 
 
+_TAKEN = frozenset({"model", "inputs", "build", "default"})  # the snippet's own names
+
+
 def factory_shape(file: str, ranges: Sequence[tuple[int, int]], variants: Sequence[str]) -> str:
     """A factory returning named variants, one that runs the untested code (pasteable).
     ``variants``: the names the factory returns now (none: it returns one model)."""
     stem = file.rpartition("/")[2].removesuffix(".py")
-    name = stem if stem.isidentifier() and not stem.startswith("_") else "feature"
+    # Not a name the snippet already uses: for `model.py` it read `model = ...` over the
+    # factory's own `model` (issue 36).
+    usable = stem.isidentifier() and not stem.startswith("_") and not keyword.iskeyword(stem)
+    name = stem if usable and stem not in _TAKEN else "feature"
     name = name if name not in variants else f"{name}_on"
     where = spots(file, ranges).replace("`", "")
     kept = [f'        "{v}": ...,  # as now' for v in variants]
