@@ -12,7 +12,7 @@ the revision, never a pass.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, ClassVar
 
 from gradgate.checks.base import (
@@ -61,8 +61,19 @@ class GradientCheck:
         except (SandboxError, ModelError) as failed:
             return self._error(str(failed), failed.revision or "", started)
         model_files = ctx.paths_requiring.get(self.name, frozenset())
+
+        def read(path: str) -> str | None:  # what guards the lines the model did not run
+            data = ctx.source.read(ctx.head_sha, path)
+            return None if data is None else data.decode("utf-8", "replace")
+
         return self.judge_all(
-            base, head, settings, started=started, diff=read_diff(ctx), model_files=model_files
+            base,
+            head,
+            settings,
+            started=started,
+            diff=read_diff(ctx),
+            model_files=model_files,
+            read=read,
         )
 
     def judge(
@@ -88,9 +99,11 @@ class GradientCheck:
         started: float | None = None,
         diff: PullDiff | None = None,
         model_files: Collection[str] = (),
+        read: Callable[[str], str | None] = lambda _: None,
     ) -> CheckResult:
         """The result for two probed revisions: compare each variant with its namesake, word,
-        say which changed code the model did not run, summarise (pure)."""
+        say which changed code the model did not run, summarise (pure: ``read`` gives a file's
+        text at head)."""
         diff = diff or PullDiff({})
         pairs, found = pair(base.variants, head.variants)
         if not pairs:  # nothing was compared: never a pass
@@ -109,7 +122,9 @@ class GradientCheck:
             ]
         )
         names = [f.variant for f in head.variants if f.variant is not None]
-        found += untested_findings(head.coverage, diff, variants=names, model_files=model_files)
+        found += untested_findings(
+            head.coverage, diff, variants=names, model_files=model_files, read=read
+        )
         findings = tuple(sorted(found, key=report_order))
         first = comparisons[0]
         ran, code = ran_counts(head.coverage)
