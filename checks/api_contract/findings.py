@@ -115,8 +115,9 @@ def _what_changed(change: Change) -> tuple[str | None, str]:
         renames = ", ".join(f"`{old}` → `{new}`" for old, new in change.renamed.items())
         return RENAMED, f"parameter renamed: {renames}"
     if change.removed:
-        packed = ", which it now takes as `*args`" if head.varargs and not base.varargs else ""
-        return REMOVED, f"parameter removed: {_names(change.removed)}{packed}"
+        if head.varargs and not base.varargs:
+            return REMOVED, f"parameters {_names(change.removed)} replaced by `*args`"
+        return REMOVED, f"parameter removed: {_names(change.removed)}"
     if change.keyword_only:
         return KEYWORD_ONLY, f"now keyword-only: {_names(change.keyword_only)}"
     if change.positional_only:
@@ -153,11 +154,14 @@ def _blocking(
         harm = (
             f"{n} call site{'s' if n > 1 else ''} now fail{'' if n > 1 else 's'} with a TypeError"
         )
-        fix = (
-            "Update those calls in this PR, or give the new parameter a default."
-            if kind == REQUIRED
-            else "Update those calls in this PR, or keep the old name as an alias."
-        )
+        if kind == REQUIRED:
+            fix = "Update those calls in this PR, or give the new parameter a default."
+        elif kind == REMOVED and change.head.varargs and not change.base.varargs:
+            fix = (
+                "Update those calls in this PR to pass the values positionally: `*args` takes them."
+            )
+        else:
+            fix = "Update those calls in this PR, or keep the old name as an alias."
     if probable:
         p = len(probable)
         fix += (
@@ -165,8 +169,8 @@ def _blocking(
             f"{named(probable)} ({unknown(change)})."
         )
     accept = (
-        f" If this change is intended, paste the `allow` rule at the end of the details into "
-        f"`.gradgate.yml`, with your reason: {WHERE}."
+        f" If this change is intended, accept it with the `allow` rule at the end of the "
+        f"details and your reason: {WHERE}."
     )
     return Finding(
         kind=kind,

@@ -73,13 +73,13 @@ def absorbed_calls(
     note (issue 36: `def default(val, d)` -> `def default(*args)` breaks no caller)."""
     n = len(sites)
     if not any(e.kind == "absorbed" for s in sites for e in s.effects):
+        who = f"The {n} call sites here pass" if n > 1 else "The call site here passes"
         return Finding(
             kind=kind,
             severity=Severity.NOTE,
-            message=f"{where}: {what}. The {n} call site{'s' if n > 1 else ''} in this "
-            f"repository pass{'' if n > 1 else 'es'} these arguments positionally, and `*args` "
-            f"now takes them in the same order: {named(sites)}. Nothing to do if the function "
-            "reads them from `*args` in that order.",
+            message=f"{where}: {what}. {who} these arguments positionally, and `*args` now "
+            f"takes them in the same order: {named(sites)}. Nothing to do if the function reads "
+            "them from `*args` in that order.",
             file=change.path,
             line=change.head.line,
             details=listed(sites),
