@@ -139,3 +139,26 @@ def test_config_docs_words_take_odd_keys_and_values(repo: GitRepo) -> None:
     )
     text = _messages(result.findings)
     assert "tëmplate" in text and "{y} %(k)d" in text, result.findings
+
+
+@pytest.mark.parametrize("odd", ODD)
+def test_data_and_dl_lint_words_take_odd_outputs_code_and_calls(odd: str) -> None:
+    from gradgate.checks.data.compare import Comparison
+    from gradgate.checks.data.findings import findings_for as data_findings
+    from gradgate.checks.data.outputs import Difference, OutputChange, Site
+    from gradgate.checks.dl_lint.findings import finding as lint_finding
+    from gradgate.checks.dl_lint.scan import Hit
+
+    compared = Comparison(
+        base_form="numpy", head_form="numpy", outputs=1,
+        changes=(OutputChange(f"output.{odd}", (Difference("range", f"scaled by {odd}"),)),),
+        nondeterministic={"head": (f"output.{odd}",)},
+        unseeded={"head": Site(f"{odd}.py", 3, f"x = rng({odd!r})")},
+    )  # fmt: skip
+    found = data_findings(compared, allow=())
+    assert len(found) == 2 and all(odd in f.message for f in found), found
+    hit = Hit("seed-without-torch", 3, 3, "k", {"call": f"np.random.seed({odd!r})"})
+    said = lint_finding(hit, Severity.WARNING, f"{odd}.py", f"np.random.seed({odd!r})", odd)
+    assert f"np.random.seed({odd!r})" in said.message and f"graded warning here: {odd}" in (
+        said.message
+    )
