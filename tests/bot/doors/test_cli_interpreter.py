@@ -80,3 +80,18 @@ def test_the_untested_code_snippet_for_a_file_named_model_py_is_not_garbled() ->
     assert "    feature = ...  # the model with the option that runs model.py:12–14" in snippet
     assert '        "feature": (feature, inputs),' in snippet
     compile(snippet.replace("...", "None"), "<snippet>", "exec")
+
+
+def test_init_names_the_next_command_as_it_works_from_here(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GRADGATE_PYTHON", raising=False)
+    repo.write("train.py", "EPOCHS = 3\n")
+    repo.commit("base")
+    monkeypatch.chdir(repo.root.parent)
+    code = main(["init", "--repo", repo.root.name, "--no-factory", "--python", "env/bin/python"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert out.rstrip().endswith(
+        f"then run `gradgate check --repo {repo.root.name} --python env/bin/python`"
+    )
