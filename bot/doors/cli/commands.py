@@ -164,9 +164,8 @@ def _init(args: argparse.Namespace) -> int:
         return 0
     target.write_text(text, encoding="utf-8")
     # The next command, as it works from here (issue 36): the repository and interpreter too.
-    python = args.python
-    then = ["gradgate", "check", *_options(argparse.Namespace(
-        repo=args.repo, config=None, only=None, python=python))]  # fmt: skip
+    shown = argparse.Namespace(repo=args.repo, config=None, only=None, python=args.python)
+    then = ["gradgate", "check", *_options(shown)]
     emit(render_template("cli_init.txt.j2", wrote=target, workflow=False, then=then))
     return 0
 
