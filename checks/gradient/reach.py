@@ -16,7 +16,7 @@ Read from the file's text alone; a file that does not parse is all "could reach"
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 _ENTRIES = frozenset({"forward", "__init__", "__call__"})
@@ -35,12 +35,20 @@ class Reach:
     functions: tuple[str, ...]  # the functions those are in: `GPT.configure_optimizers`
 
 
-def reach(file: str, ranges: Sequence[tuple[int, int]], source: str | None) -> Reach:
+def reach(
+    file: str,
+    ranges: Sequence[tuple[int, int]],
+    source: str | None,
+    ran: Collection[int] = (),
+) -> Reach:
+    """``ran``: lines of the file that ran: a function one of them is in was reached, whoever
+    called it (a call from another file is not in this one's text)."""
     tree = _parse(source)
     if tree is None:
         return Reach(file, tuple(ranges), (), (), ())
     functions = _functions(tree)
     live = _reachable(functions)
+    live |= {f.qualname for f in functions for n in ran if _inside(f, n)}
     reachable: list[tuple[int, int]] = []
     unreached: list[tuple[int, int]] = []
     guards: list[str] = []
@@ -124,25 +132,38 @@ def _called(node: ast.AST) -> set[str]:
     return names
 
 
+def _inside(function: _Function, line: int) -> bool:
+    return function.node.lineno < line <= (function.node.end_lineno or 0)
+
+
 def _innermost(functions: list[_Function], line: int) -> _Function | None:
     around = [f for f in functions if f.node.lineno <= line <= (f.node.end_lineno or 0)]
     return max(around, key=lambda f: f.node.lineno) if around else None
 
 
 def _guards(scope: ast.AST, line: int) -> list[str]:
-    """What the `if`s around ``line`` test: `flash` for `self.flash`, `config.rotary`."""
+    """What the `if`s around ``line`` test: `flash` for `self.flash`, `config.rotary`, and
+    `not flash` where the lines run when it is false (`if not self.flash`, an `else`)."""
     found: list[str] = []
     for node in ast.walk(scope):
-        if isinstance(node, ast.If | ast.IfExp) and _holds(node, line):
-            found += _flags(node.test)
+        if not isinstance(node, ast.If | ast.IfExp):
+            continue
+        body = node.body if isinstance(node.body, list) else [node.body]
+        orelse = node.orelse if isinstance(node.orelse, list) else [node.orelse]
+        in_body, in_else = _within(body, line), _within(orelse, line)
+        if not (in_body or in_else):
+            continue
+        test, negated = node.test, in_else and not in_body
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, not negated
+        found += [f"not {f}" if negated else f for f in _flags(test)]
     return found
 
 
-def _holds(node: ast.If | ast.IfExp, line: int) -> bool:
-    body = node.body if isinstance(node.body, list) else [node.body]
-    orelse = node.orelse if isinstance(node.orelse, list) else [node.orelse]
-    return any(s.lineno <= line <= (s.end_lineno or s.lineno) for s in (*body, *orelse)) and not (
-        node.test.lineno <= line <= (node.test.end_lineno or node.test.lineno)
+def _within(statements: Sequence[ast.AST], line: int) -> bool:
+    return any(
+        isinstance(s, ast.stmt | ast.expr) and s.lineno <= line <= (s.end_lineno or s.lineno)
+        for s in statements
     )
 
 

@@ -31,7 +31,7 @@ def untested_findings(
     ``model_files``: changed paths in zones that require the check (the model's, imported or
     not); ``read``: a file's text at head."""
     parted = [
-        reach(u.file, u.ranges, read(u.file))
+        reach(u.file, u.ranges, read(u.file), coverage[u.file].ran)
         for u in untested(coverage, diff.head_lines, model_files=model_files)
     ]
     out = []

@@ -162,13 +162,11 @@ def untested_words(
         who = f"none of the model's variants ({', '.join(f'`{v}`' for v in variants)}) ran"
     else:
         who = "the model did not run"
-    how = (
-        f"have the factory return a variant with {listing(flags, 4)} turned on"
-        if flags
-        else "have the factory return a variant that runs "
-        + it
-        + " (an option or config flag turned on)"
-    )
+    if flags:
+        runs = "it runs" if it == "it" else "they run"
+        how = f"have the factory return a variant with {listing(flags, 4)} set so that {runs}"
+    else:
+        how = f"have the factory return a variant that runs {it} (an option or config flag on)"
     return (
         f"{who} {shown}, changed by this PR: the gradient check did not test {it}. To cover "
         f"{it}, {how}; the details show the factory's shape."

@@ -34,7 +34,8 @@ class GPT(nn.Module):
         return x.flip(-1)
 
     def configure_optimizers(self, lr):
-        return torch.optim.AdamW(self.parameters(), lr=lr)
+        params = list(self.parameters())
+        return torch.optim.AdamW(params, lr=lr)
 
     @classmethod
     def from_pretrained(cls, name):
@@ -68,6 +69,11 @@ def test_lines_are_parted_by_whether_a_forward_pass_can_reach_them() -> None:
     assert parted.functions == ("GPT.configure_optimizers", "GPT.from_pretrained",
                                 "GPT.estimate_mfu")  # fmt: skip
     assert reach("x.py", [(3, 4)], "def f(:\n").reachable == ((3, 4),)  # unparsable: as before
+    negated = GPT.replace("if self.flash:", "if not self.flash:")
+    assert reach("model.py", [(flash, flash)], negated).guards == ("not flash",)
+    # A line of the method ran: something (another file) calls it, whatever this file says.
+    called = reach("model.py", [(opt, opt)], GPT, ran={line("params = list(")})
+    assert called.unreached == (), called
 
 
 def _findings(imported: bool) -> list:  # type: ignore[type-arg]
@@ -88,7 +94,7 @@ def test_one_warning_names_the_flag_and_one_note_names_the_unreached_methods() -
         flash,
     )
     assert f"`model.py:{flash}` (under `flash`)" in warning.message
-    assert "a variant with `flash` turned on" in warning.message
+    assert "a variant with `flash` set so that it runs" in warning.message
     assert warning.details is not None and '"flash": (flash, inputs),' in warning.details
     assert (note.kind, note.severity) == ("gradient-unreachable", Severity.NOTE)
     assert note.message.startswith("No forward pass reaches `model.py:")

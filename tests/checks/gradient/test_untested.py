@@ -107,7 +107,7 @@ def test_a_change_to_a_branch_the_model_never_takes_is_a_warning_naming_file_and
     assert finding.message.startswith(
         f"the model did not run `attend.py:{first}–{first + 1}` (under `flash`), "
         "`kernels.py:4–5`, changed by this PR: the gradient check did not test them. To cover "
-        "them, have the factory return a variant with `flash` turned on"
+        "them, have the factory return a variant with `flash` set so that they run"
     )
     assert finding.details is not None and finding.details_lang == "python"
     assert '"default": (model, inputs),' in finding.details
@@ -197,4 +197,4 @@ def test_the_warning_names_every_range_of_a_file_once_and_says_it_or_them() -> N
         "none of the model's variants (`default`, `fast`) ran `m/attend.py:12–14, 30` (under "
         "`flash`), `m/rope.py:3`, changed by this PR"
     )
-    assert "To cover them, have the factory return a variant with `flash` turned on" in many
+    assert "To cover them, have the factory return a variant with `flash` set so that" in many
