@@ -13,11 +13,21 @@ each block once, by reading the release diff:
 
 ``intended``: the release meant the change and a reviewer would accept it through the config;
 ``true``: a real regression; ``false``: gradgate was wrong (a bug to fix).
+
+Every kind of warning is judged once too, for all pairs (issue 36: a warning a team learns to
+skip hides the one that matters):
+
+    - warning: gradient-untested
+      verdict: useful      # useful | noise
+      reason: names the flag to turn on; a variant with it covers the lines
+
+Per pair the bench counts the blocking, warning and note items by kind (``items_in``).
 """
 
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +35,8 @@ from typing import Any
 import yaml
 
 VERDICTS = ("intended", "true", "false")
+WARNING_VERDICTS = ("useful", "noise")
+SEVERITIES = ("blocking", "warning", "note")
 
 
 class VerdictFileError(ValueError):
@@ -83,21 +95,114 @@ def blocks_in(library: str, pair: str, report: Mapping[str, Any]) -> list[Block]
     return sorted(found)
 
 
-def parse_verdicts(text: str) -> dict[tuple[str, str, str, str], Verdict]:
-    """The verdict file's entries by block key; VerdictFileError names the bad entry."""
+def items_in(report: Mapping[str, Any]) -> dict[str, Counter[str]]:
+    """Severity -> how many findings of each kind one `gradgate check --format json` report
+    holds, for the checks that ran (one that errored is an error, not a count)."""
+    found: dict[str, Counter[str]] = {s: Counter() for s in SEVERITIES}
+    for row in report.get("checks", ()):
+        if row.get("outcome") == "error":
+            continue
+        for finding in row.get("findings", ()):
+            severity = finding.get("severity")
+            if severity in found:
+                found[severity][str(finding.get("kind"))] += 1
+    return found
+
+
+def items_line(items: Mapping[str, Counter[str]]) -> str:
+    """ "blocking 1 (gradient-lost-gradient 1); warning 2 (...); note 0"."""
+    parts = []
+    for severity in SEVERITIES:
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(items[severity].items()))
+        total = sum(items[severity].values())
+        parts.append(f"{severity} {total}" + (f" ({kinds})" if kinds else ""))
+    return "; ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class WarningTally:
+    """Warnings over every pair: per PR on average, and the kinds judged noise or not judged."""
+
+    pairs: int
+    warnings: int
+    noise: tuple[str, ...]
+    unjudged: tuple[str, ...]
+
+    def figure(self) -> str:
+        per_pr = self.warnings / self.pairs if self.pairs else 0.0
+        ok = per_pr <= 1.0 and not self.noise and not self.unjudged
+        return (
+            f"figure: realworld_warnings_per_pr = {per_pr:.2f} (target <= 1.0, every kind "
+            f"useful) {'ok' if ok else 'MISSED'}"
+        )
+
+
+def tally_warnings(
+    per_pair: Sequence[Mapping[str, Counter[str]]], judged: Mapping[str, Verdict]
+) -> WarningTally:
+    kinds = sorted({k for items in per_pair for k in items["warning"]})
+    return WarningTally(
+        pairs=len(per_pair),
+        warnings=sum(sum(items["warning"].values()) for items in per_pair),
+        noise=tuple(k for k in kinds if k in judged and judged[k].verdict == "noise"),
+        unjudged=tuple(k for k in kinds if k not in judged),
+    )
+
+
+def unjudged_warning_entries(kinds: Iterable[str]) -> str:
+    """YAML to paste into the verdict file for warning kinds nobody has judged yet."""
+    entries = [
+        {"warning": k, "verdict": "JUDGE: useful | noise", "reason": "JUDGE: one line"}
+        for k in kinds
+    ]
+    return yaml.safe_dump(entries, sort_keys=False, width=100)
+
+
+def parse_warning_verdicts(text: str) -> dict[str, Verdict]:
+    """The verdict file's judgements of warning kinds, by kind."""
+    found: dict[str, Verdict] = {}
+    for index, entry in _entries(text):
+        if "warning" not in entry:
+            continue
+        missing = [f for f in ("warning", "verdict", "reason") if not entry.get(f)]
+        if missing:
+            raise VerdictFileError(f"entry {index + 1}: missing {', '.join(missing)}")
+        unknown = sorted(set(entry) - {"warning", "verdict", "reason"})
+        if unknown:
+            raise VerdictFileError(f"entry {index + 1}: unknown key {', '.join(unknown)}")
+        if entry["verdict"] not in WARNING_VERDICTS:
+            raise VerdictFileError(
+                f"entry {index + 1}: verdict {entry['verdict']!r} of a warning is not one of "
+                f"{', '.join(WARNING_VERDICTS)}"
+            )
+        if entry["warning"] in found:
+            raise VerdictFileError(f"entry {index + 1}: judged twice: {entry['warning']}")
+        found[str(entry["warning"])] = Verdict(str(entry["verdict"]), str(entry["reason"]))
+    return found
+
+
+def _entries(text: str) -> list[tuple[int, dict[str, Any]]]:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise VerdictFileError(f"not YAML: {exc}") from None
     if data is None:
-        return {}
+        return []
     if not isinstance(data, list):
         raise VerdictFileError("expected a list of verdicts")
-    found: dict[tuple[str, str, str, str], Verdict] = {}
-    fields = ("library", "pair", "check", "finding", "verdict", "reason")
     for index, entry in enumerate(data):
         if not isinstance(entry, dict):
             raise VerdictFileError(f"entry {index + 1}: expected a mapping")
+    return list(enumerate(data))
+
+
+def parse_verdicts(text: str) -> dict[tuple[str, str, str, str], Verdict]:
+    """The verdict file's entries by block key; VerdictFileError names the bad entry."""
+    found: dict[tuple[str, str, str, str], Verdict] = {}
+    fields = ("library", "pair", "check", "finding", "verdict", "reason")
+    for index, entry in _entries(text):
+        if "warning" in entry:
+            continue  # a warning kind's judgement (``parse_warning_verdicts``)
         missing = [f for f in fields if not isinstance(entry.get(f), str) or not entry[f]]
         # YAML reads a bare `true`/`false` as a boolean: accept it as the word.
         if isinstance(entry.get("verdict"), bool):

@@ -25,9 +25,11 @@ Each consecutive pair then goes through ``gradgate check --format json`` with a
 ``.gradgate.yml`` the bench writes to ``build/realworld/configs/<library>`` next to a copy of the
 library's factory from ``bench/realworld_models/`` (tiny models from config classes,
 ``encoder_weights=None``: nothing is downloaded at run time). Every blocking finding must be
-judged in ``bench/realworld-verdicts.yaml`` (see ``_realworld_verdicts``); the bench prints
-the figure, the median seconds per pair, and exits non-zero on a block nobody has judged or a
-check that errored. Results are kept per pair in ``build/realworld/results``; ``--reuse`` reads
+judged in ``bench/realworld-verdicts.yaml`` (see ``_realworld_verdicts``), and so must every
+kind of warning (useful or noise); per pair it prints the blocking, warning and note items by
+kind, then the figures (false alarms; warnings per pull request), the median seconds per pair,
+and exits non-zero on a block or warning kind nobody has judged, or a check that errored.
+Results are kept per pair in ``build/realworld/results``; ``--reuse`` reads
 them instead of running a pair again (for a run spread over several sittings).
 """
 
@@ -41,6 +43,7 @@ import subprocess
 import sys
 import time
 import zipfile
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,10 +51,15 @@ from typing import Any
 from bench._realworld_verdicts import (
     Block,
     blocks_in,
+    items_in,
+    items_line,
     median_seconds,
     parse_verdicts,
+    parse_warning_verdicts,
     tally,
+    tally_warnings,
     unjudged_entries,
+    unjudged_warning_entries,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -239,9 +247,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--reuse", action="store_true", help="reuse results of earlier runs")
     args = parser.parse_args(argv)
     python = os.path.abspath(args.python)  # not resolved: a venv's python is a symlink
-    verdicts = parse_verdicts(VERDICT_FILE.read_text(encoding="utf-8"))
+    judged = VERDICT_FILE.read_text(encoding="utf-8")
+    verdicts, warning_verdicts = parse_verdicts(judged), parse_warning_verdicts(judged)
     chosen = [lib for lib in LIBRARIES if not args.library or lib.name in args.library]
     blocks: list[Block] = []
+    per_pair: list[dict[str, Counter[str]]] = []
     seconds: list[float] = []
     errors: list[str] = []
     for library in chosen:
@@ -254,14 +264,17 @@ def main(argv: list[str]) -> int:
             seconds.append(result["seconds"])
             errors += [f"{library.name} {pair}: {e}" for e in errors_in(report)]
             outcomes = ", ".join(f"{r['name']} {r['outcome']}" for r in report.get("checks", ()))
+            items = items_in(report)
+            per_pair.append(items)
             print(f"{library.name} {pair}: {result['seconds']:.0f} s; {outcomes or 'no checks'}"
-                  f"; {len(found)} blocking", flush=True)  # fmt: skip
+                  f"; {items_line(items)}", flush=True)  # fmt: skip
             for block in found:
                 verdict = verdicts.get(block.key)
                 said = f"{verdict.verdict}: {verdict.reason}" if verdict else "NOT JUDGED"
                 print(f"  block {block.check}: {block.finding} -> {said}")
             blocks += found
     counted = tally(blocks, verdicts)
+    warned = tally_warnings(per_pair, warning_verdicts)
     for error in errors:
         print(f"error {error}")
     if counted.unjudged:
@@ -271,8 +284,16 @@ def main(argv: list[str]) -> int:
         f"pairs: {len(seconds)}; median per pair: {median_seconds(seconds):.1f} s; "
         f"blocks: {counted.blocks} ({counted.true} true, {counted.intended} intended)"
     )
+    if warned.unjudged:
+        print(
+            f"{len(warned.unjudged)} warning kinds nobody has judged; add to {VERDICT_FILE.name}:"
+        )
+        print(unjudged_warning_entries(warned.unjudged), end="")
+    for kind in warned.noise:
+        print(f"noise: {kind}: {warning_verdicts[kind].reason}")
     print(counted.figure())
-    return 1 if counted.unjudged or errors else 0
+    print(warned.figure())
+    return 1 if counted.unjudged or warned.unjudged or errors else 0
 
 
 if __name__ == "__main__":

@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-PLACE = "{}"
+# The number's place in a template: a character no module or key name holds, so a name that
+# itself holds `{}` (a `ModuleDict` key) is neither split at it nor filled wrongly (issue 36).
+PLACE = "\x00"
 
 
 def split(name: str) -> tuple[str, tuple[int, ...]]:
-    """(`blocks.{}.fc`, (3,)) for `blocks.3.fc`: the template and its numbers in order."""
+    """(`blocks.<PLACE>.fc`, (3,)) for `blocks.3.fc`: the template and its numbers in order."""
     parts = name.split(".")
     numbers = tuple(int(p) for p in parts if p.isdigit())
     template = ".".join(PLACE if p.isdigit() else p for p in parts)
@@ -83,15 +85,16 @@ def missing_copies(folded: Folded, universe: Iterable[str]) -> tuple[str, ...]:
     template is named: the prefix up to its last number."""
     if not folded.numbers or not folded.numbers[0]:
         return ()
-    stem = _stem(folded.template)
+    block = stem(folded.template)
     seen: dict[tuple[int, ...], None] = {}
     for name in universe:
         template, numbers = split(name)
-        if len(numbers) == len(folded.numbers[0]) and _stem(template) == stem:
+        if len(numbers) == len(folded.numbers[0]) and stem(template) == block:
             seen.setdefault(numbers)
     covered = set(folded.numbers)
-    return tuple(fill(stem, numbers) for numbers in seen if numbers not in covered)
+    return tuple(fill(block, numbers) for numbers in seen if numbers not in covered)
 
 
-def _stem(template: str) -> str:
+def stem(template: str) -> str:
+    """The template up to its last number: the repeated block (`blocks.<PLACE>`)."""
     return template[: template.rindex(PLACE) + len(PLACE)]

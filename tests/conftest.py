@@ -49,6 +49,7 @@ SLOW = (
     "tests/checks/data/test_torch_rng.py",
     "tests/checks/gradient/test_errors.py",
     "tests/checks/gradient/test_findings.py",
+    "tests/checks/gradient/test_one_cause.py::test_one_detach_in_a_repeated_block",
     "tests/checks/gradient/test_scenarios.py",
     "tests/checks/gradient/test_untested.py",
     "tests/checks/metrics/test_latency.py",

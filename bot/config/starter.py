@@ -98,10 +98,15 @@ def _zones(found: Survey, owners: Owners, *, has_model: bool) -> list[StarterZon
         patterns = cover(model, found.python, suffix=".py")
         wanted = (*code, "gradient", "checkpoint")
         zones.append(_zone("model-core", why, patterns, wanted, model, owners, has_model))
-    for name, files in (("training", found.training), ("losses", found.losses)):
-        if files:
-            patterns = cover(files, found.python, suffix=".py")
-            zones.append(_zone(name, (name, len(files)), patterns, code, files, owners, has_model))
+    training = (*found.training, *found.seeding)
+    if training:
+        why = ("training", len(found.training), len(found.seeding))
+        patterns = cover(training, found.python, suffix=".py")
+        zones.append(_zone("training", why, patterns, code, training, owners, has_model))
+    if found.losses:
+        why = ("losses", len(found.losses))
+        patterns = cover(found.losses, found.python, suffix=".py")
+        zones.append(_zone("losses", why, patterns, code, found.losses, owners, has_model))
     if found.data:
         why = ("data", len(found.data))
         patterns = cover(found.data, found.python, suffix=".py")

@@ -6,7 +6,10 @@ user code. Model code is a Python file that defines a subclass of ``torch.nn.Mod
 class of the repository that does (timm's layers derive from its own base classes). Class
 headers are found with a regular expression and each header is parsed with ``ast``: parsing
 every file whole costs ~10 s on a repository the size of timm (1,700 files), the headers
-alone well under one. Training code calls ``.backward()`` or ``<optimizer>.step()``. Loss code
+alone well under one. A script (`train*.py`, a `__main__` guard, argparse at the top level) is
+not model code even when it defines a module. Training code calls ``.backward()`` or
+``<optimizer>.step()``; code that seeds the random generators (a `set_seed` helper) goes with
+it. Loss code
 (outside those) is named like it (`losses.py`, `criterion.py`) or defines a `..._loss` function.
 Described code is the Python files the docs name (`python sample.py`), beside the doc or from
 the root: a change there can contradict a doc the pull request never touched. Data code
@@ -41,6 +44,18 @@ _TORCH_BASES = frozenset({"Module", "LightningModule"})  # any `nn.X` counts as 
 _LOSS_DEF = re.compile(rb"^[ \t]*def[ \t]+\w*loss\w*[ \t]*\(", re.M | re.I)
 _LOSS_NAME = re.compile(r"loss|criterion", re.I)
 _SCRIPT = re.compile(r"(?<![\w/.-])((?:\.{0,2}/)?[\w./-]*\w\.py)\b")  # `python tools/plot.py`
+# A file run as a program, not imported as model code (issue 36): a `__main__` guard, or
+# argparse at its top level. Training scripts that define a module of their own were put in the
+# model zone, where the model checks can run none of their lines.
+_MAIN = re.compile(rb"^if[ \t]+__name__[ \t]*==[ \t]*['\"]__main__['\"]", re.M)
+_TOP_ARGPARSE = re.compile(
+    rb"^(?:\w+[ \t]*=[ \t]*)?argparse\.ArgumentParser\(|^\w+\.(?:add_argument|parse_args)\(",
+    re.M,
+)
+# Seeding: a `set_seed` helper decides what every run draws; a change to it changes training.
+_SEED = re.compile(
+    rb"\btorch\.(?:cuda\.)?manual_seed(?:_all)?\(|\bnp\.random\.seed\(|\brandom\.seed\("
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +63,7 @@ class Survey:
     packages: tuple[str, ...]  # the project's packages, from its packaging files
     model: tuple[str, ...]  # Python files that define nn.Module subclasses
     training: tuple[str, ...]  # Python files that call backward() or an optimizer's step()
+    seeding: tuple[str, ...]  # other Python files that seed the random generators
     losses: tuple[str, ...]  # other Python files that define losses
     described: tuple[str, ...]  # other Python files the docs name
     data: tuple[str, ...]  # Python files with datasets, transforms or image decoding
@@ -63,13 +79,17 @@ def survey(paths: Sequence[str], read: Callable[[str], bytes | None]) -> Survey:
     classes = {p: _class_headers(data) for p, data in sources.items()}
     modules = _module_classes(classes.values())
     model = [p for p, found in classes.items() if any(name in modules for name, _ in found)]
+    model = [p for p in model if not _is_script(p, sources[p])] or model
     model_set = set(model)
     training = [p for p, data in sources.items() if _BACKWARD.search(data)]
-    data = [p for p, data in sources.items() if p not in model_set and _DATA.search(data)]
     configs = [p for p in paths if _is_config(p)]
     docs = [p for p in paths if _is_doc(p)]
     training = [p for p in training if p not in model_set]
     zoned = model_set | set(training)
+    # Data code in the model or training zone is gated there: no zone of the same paths twice.
+    data = [p for p, data in sources.items() if p not in zoned and _DATA.search(data)]
+    seeding = [p for p, data in sources.items() if p not in zoned and _SEED.search(data)]
+    zoned |= set(seeding)
     losses = [p for p, data in sources.items() if p not in zoned and _is_loss(p, data)]
     zoned |= set(losses)
     described = [p for p in _named_in(docs, python, read) if p not in zoned]
@@ -77,6 +97,7 @@ def survey(paths: Sequence[str], read: Callable[[str], bytes | None]) -> Survey:
         packages=_packages(paths, read),
         model=tuple(model),
         training=tuple(training),
+        seeding=tuple(seeding),
         losses=tuple(losses),
         described=tuple(described),
         data=tuple(data),
@@ -84,6 +105,12 @@ def survey(paths: Sequence[str], read: Callable[[str], bytes | None]) -> Survey:
         docs=tuple(docs),
         python=tuple(python),
     )
+
+
+def _is_script(path: str, source: bytes) -> bool:
+    """A program, not a module: `train*.py`, a `__main__` guard, argparse at the top level."""
+    name = path.rsplit("/", 1)[-1]
+    return name.startswith("train") or bool(_MAIN.search(source) or _TOP_ARGPARSE.search(source))
 
 
 def _is_loss(path: str, source: bytes) -> bool:

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gradgate.bot.doors.cli.parser import interpreter
 from gradgate.bot.report.render import Format, Report, render
 from gradgate.bot.report.verdict import Verdict
 from gradgate.bot.templates import render_template
@@ -157,6 +158,7 @@ def run_demo(*, fmt: Format = "text", keep: Path | None = None) -> int:
     from gradgate.bot.pipeline import Request, run_request
 
     python = os.environ.get("GRADGATE_PYTHON") or None
+    python = None if python is None else interpreter(python)
     if not has_torch(python or sys.executable):
         sys.stderr.write(render_template("demo_no_torch.txt.j2", python=python or sys.executable))
         return Verdict.ERROR.exit_code
@@ -173,6 +175,12 @@ def run_demo(*, fmt: Format = "text", keep: Path | None = None) -> int:
         sys.stdout.flush()
     tallies = tally(report)
     worked = report.verdict is Verdict.FAILURE and all(t.caught for t in tallies)
-    outro = render_template("demo_outro.txt.j2", worked=worked, keep=keep, tallies=tallies)
+    outro = render_template(
+        "demo_outro.txt.j2",
+        worked=worked,
+        keep=keep,
+        tallies=tallies,
+        python=python or sys.executable,
+    )
     sys.stderr.write(outro)
     return 0 if worked else Verdict.ERROR.exit_code

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from gradgate.checks.api_contract.signatures import Param, Signature
 
@@ -49,6 +50,7 @@ class Effect:
     """What a change does to one call."""
 
     # "moved" | "renamed" | "removed" | "absorbed" (a keyword the head's `**kwargs` now takes)
+    # | "packed" (a positional argument the head's `*args` now takes)
     # | "keyword-only" | "positional-only" | "missing"
     kind: str
     argument: str  # the argument as code, or the parameter's name for "missing"
@@ -61,15 +63,19 @@ def compare(path: str, full: str, base: Signature, head: Signature) -> Change | 
     base_pos = [p.name for p in base.positional]
     head_pos = [p.name for p in head.positional]
     base_names, head_names = set(base.names()), set(head.names())
+    head_by_name = {p.name: p for p in (*head.positional, *head.keyword_only)}
     renamed = {
         name: head_pos[i]
         for i, name in enumerate(base_pos)
-        if name not in head_names and i < len(head_pos) and head_pos[i] not in base_names
+        if name not in head_names
+        and i < len(head_pos)
+        and head_pos[i] not in base_names
+        and _related(base.positional[i], head.positional[i])
     }
-    gone_kw = [p.name for p in base.keyword_only if p.name not in head_names]
+    gone_kw = [p for p in base.keyword_only if p.name not in head_names]
     new_kw = [n for n in head_names - base_names if n not in renamed.values()]
-    if len(gone_kw) == 1 and len(new_kw) == 1:
-        renamed[gone_kw[0]] = new_kw[0]
+    if len(gone_kw) == 1 and len(new_kw) == 1 and _related(gone_kw[0], head_by_name[new_kw[0]]):
+        renamed[gone_kw[0].name] = new_kw[0]
     mapped = [renamed.get(n, n) for n in base_pos]
     common = [n for n in mapped if n in head_pos]
     head_kw_only = {p.name for p in head.keyword_only}
@@ -104,6 +110,7 @@ def compare(path: str, full: str, base: Signature, head: Signature) -> Change | 
             and (was := base_by_name.get(p.name)) is not None
             and was.default is not None
             and was.default_dump != p.default_dump
+            and was.effective != p.effective  # `x=None` + `x = 3 if x is None else x` -> `x=3`
         ),
     )
     if not change.callers_matter and not change.defaults:
@@ -132,7 +139,11 @@ def effects(change: Change, node: ast.Call, *, implicit: int, unchanged: bool) -
         if was is None or change.renamed.get(was, was) == now:
             continue
         text = ast.unparse(arg)
-        if change.renamed.get(was, was) in change.keyword_only:
+        if now == "*args":
+            # It still arrives, in its place: `*args` takes it the way `**kwargs` takes a
+            # keyword (issue 36: `def default(val, d)` -> `def default(*args)`).
+            out.append(Effect("packed", text, was, now))
+        elif change.renamed.get(was, was) in change.keyword_only:
             out.append(Effect("keyword-only", text, was, change.renamed.get(was, was)))
         elif unchanged or now is None:
             out.append(Effect("moved", text, was, now))
@@ -154,6 +165,18 @@ def effects(change: Change, node: ast.Call, *, implicit: int, unchanged: bool) -
         }
         out += [Effect("missing", name) for name in change.required if name not in given]
     return out
+
+
+def _related(old: Param, new: Param) -> bool:
+    """Is ``new`` a rename of ``old``, not a parameter added beside a removed one? The same
+    default (or both required), or names alike (`heads` -> `num_heads`, `reduction` ->
+    `reduce`): `theta=10000.0` -> `device=None` is a removal and an addition (issue 36)."""
+    if old.default_dump == new.default_dump:
+        return True
+    a, b = old.name.lower().strip("_"), new.name.lower().strip("_")
+    if {w for w in a.split("_") if w} & {w for w in b.split("_") if w}:
+        return True
+    return SequenceMatcher(None, a, b).ratio() >= 0.6
 
 
 def _bound(params: tuple[Param, ...], index: int, varargs: bool) -> str | None:

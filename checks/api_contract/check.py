@@ -15,9 +15,9 @@ import ast
 import contextlib
 import gc
 from collections.abc import Iterable, Iterator
-from fnmatch import fnmatchcase
 from typing import ClassVar
 
+from gradgate.checks.api_contract.allow import AllowRule, matches
 from gradgate.checks.api_contract.calls import Call, module_calls
 from gradgate.checks.api_contract.callsites import CallIndex
 from gradgate.checks.api_contract.changes import Change, compare
@@ -81,7 +81,7 @@ class ApiContractCheck(Checking[ApiContractSettings]):
                 findings += said
                 checked += n
         for change in changes:
-            findings += for_change(change, callers.sites(change))
+            findings += for_change(change, callers.sites(change), allow=settings.allow)
         made_unparsable = _made_unparsable(python.values(), sources, in_zones)
         for path in made_unparsable:
             why = sources.unreadable["head", path]
@@ -187,19 +187,12 @@ def _changed_signatures(
         for qualname, head_sig in signatures(head_tree).items():
             base_sig = base_sigs.get(qualname)
             full = f"{module}.{qualname}"
-            if base_sig is None or not (zoned or _watched(full, watch)):
+            if base_sig is None or not (zoned or matches(full, watch)):
                 continue
             found = compare(head_path, full, base_sig, head_sig)
             if found is not None:
                 out.append(found)
     return out, parsed
-
-
-def _watched(full: str, patterns: Iterable[str]) -> bool:
-    """Does a pattern match the qualified name, or a dotted suffix of it (`src/` layouts)?"""
-    parts = full.split(".")
-    suffixes = [".".join(parts[i:]) for i in range(len(parts))]
-    return any(fnmatchcase(s, p) for p in patterns for s in suffixes)
 
 
 def judge_losses(

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
+from gradgate.checks.api_contract.allow import WHERE, AllowRule, accept_yaml, allowing
 from gradgate.checks.api_contract.callsites import CallSite
 from gradgate.checks.api_contract.changes import Change
 from gradgate.checks.api_contract.listing import (
@@ -36,14 +38,18 @@ SKIPPED = "api-file-skipped"
 BROKEN = "api-module-broken"
 
 
-def for_change(change: Change, sites: list[CallSite]) -> list[Finding]:
-    """Blocking when some call site is affected; otherwise a warning or note on the change
-    itself, since callers outside the repository cannot be searched. Default changes warn."""
+def for_change(
+    change: Change, sites: list[CallSite], *, allow: Sequence[AllowRule] = ()
+) -> list[Finding]:
+    """Blocking when some call site is affected; otherwise a note on the change itself (issue
+    36: a warning only for what a caller in this repository feels). Default changes warn, but
+    not one that resolves to the same value. An `allow` rule that names the function turns
+    its findings into notes with the rule's reason."""
     out = []
     kind, what = _what_changed(change)
     if kind is not None:
         where = f"`{_short(change)}`"
-        absorbed = [s for s in sites if all(e.kind == "absorbed" for e in s.effects)]
+        absorbed = [s for s in sites if all(e.kind in _TAKEN for e in s.effects)]
         known = [s for s in sites if not s.probable and s not in absorbed]
         probable = [s for s in sites if s.probable and s not in absorbed]
         if known:
@@ -53,12 +59,11 @@ def for_change(change: Change, sites: list[CallSite]) -> list[Finding]:
         elif absorbed:
             out.append(absorbed_calls(change, kind, where, what, absorbed))
         else:
-            public = not any(part.startswith("_") for part in change.head.qualname.split("."))
             silent = kind == REORDERED
             out.append(
                 Finding(
                     kind=kind,
-                    severity=Severity.WARNING if silent and public else Severity.NOTE,
+                    severity=Severity.NOTE,
                     message=f"{where}: {what}. No call site in this repository is affected"
                     + (
                         "; callers elsewhere that pass these arguments positionally would now "
@@ -84,7 +89,22 @@ def for_change(change: Change, sites: list[CallSite]) -> list[Finding]:
                 revision="head",
             )
         )
-    return out
+    rule = allowing(allow, change.full)
+    if rule is None:
+        return out
+    return [
+        replace(
+            f,
+            severity=Severity.NOTE,
+            message=f"Allowed by the config ({rule.reason}): {f.message}",
+        )
+        for f in out
+    ]
+
+
+# Effects under which a call still runs and its values still arrive: a keyword the head's
+# `**kwargs` takes, a positional argument its `*args` takes.
+_TAKEN = ("absorbed", "packed")
 
 
 def _what_changed(change: Change) -> tuple[str | None, str]:
@@ -95,6 +115,8 @@ def _what_changed(change: Change) -> tuple[str | None, str]:
         renames = ", ".join(f"`{old}` → `{new}`" for old, new in change.renamed.items())
         return RENAMED, f"parameter renamed: {renames}"
     if change.removed:
+        if head.varargs and not base.varargs:
+            return REMOVED, f"parameters {_names(change.removed)} replaced by `*args`"
         return REMOVED, f"parameter removed: {_names(change.removed)}"
     if change.keyword_only:
         return KEYWORD_ONLY, f"now keyword-only: {_names(change.keyword_only)}"
@@ -121,34 +143,44 @@ def _blocking(
             f"{n} call site{'s' if n > 1 else ''} now pass{'' if n > 1 else 'es'} arguments to "
             "different parameters, silently"
         )
+        # Keywords make a call order-proof only where every argument has a named parameter
+        # to go to: not one that lands in `*args` (issue 36).
+        keywords = "" if change.head.varargs else " (keywords make them order-proof)"
         fix = (
-            "Update those calls in this PR (keywords make them order-proof), or keep the old "
-            "order and add new parameters at the end."
+            f"Update those calls in this PR{keywords}, or keep the old order and add new "
+            "parameters at the end."
         )
     else:
         harm = (
             f"{n} call site{'s' if n > 1 else ''} now fail{'' if n > 1 else 's'} with a TypeError"
         )
-        fix = (
-            "Update those calls in this PR, or give the new parameter a default."
-            if kind == REQUIRED
-            else "Update those calls in this PR, or keep the old name as an alias."
-        )
+        if kind == REQUIRED:
+            fix = "Update those calls in this PR, or give the new parameter a default."
+        elif kind == REMOVED and change.head.varargs and not change.base.varargs:
+            fix = (
+                "Update those calls in this PR to pass the values positionally: `*args` takes them."
+            )
+        else:
+            fix = "Update those calls in this PR, or keep the old name as an alias."
     if probable:
         p = len(probable)
         fix += (
             f" {p} more call site{'s are' if p > 1 else ' is'} probably affected: "
             f"{named(probable)} ({unknown(change)})."
         )
+    accept = (
+        f" If this change is intended, accept it with the `allow` rule at the end of the "
+        f"details and your reason: {WHERE}."
+    )
     return Finding(
         kind=kind,
         severity=Severity.BLOCKING,
-        message=f"{where}: {what}. {harm}: {shown}. {fix}",
+        message=f"{where}: {what}. {harm}: {shown}. {fix}{accept}",
         file=change.path,
         line=change.head.line,
-        details=listed([*sites, *probable]),
+        details=listed([*sites, *probable]) + "\n\n" + accept_yaml(change.full),
         revision="head",
-        details_lang="text",  # a list of call sites, not a diff
+        details_lang="text",  # a list of call sites, then the rule
     )
 
 

@@ -1,7 +1,7 @@
 """How a finding lists call sites: `path:line` in its message, and in its details each call
 with what the change does to it (pure words, shared by the blocking and the probable finding),
 and the two warnings made of call sites alone: the probable ones, and the ones whose keyword
-the head's `**kwargs` now takes.
+the head's `**kwargs` (or whose positional argument its `*args`) now takes.
 """
 
 from __future__ import annotations
@@ -55,6 +55,8 @@ def effects(said: Iterable[Effect]) -> str:
         elif e.kind == "absorbed":
             now = f" (the parameter is now `{e.now}`)" if e.now else ""
             parts.append(f"passes `{e.argument}=`, which now lands in `**kwargs`{now}")
+        elif e.kind == "packed":
+            parts.append(f"`{e.argument}` went to `{e.was}`, now lands in `*args` in its place")
         elif e.kind == "positional-only":
             parts.append(f"passes `{e.argument}=` by keyword, now positional-only")
         else:
@@ -66,8 +68,24 @@ def absorbed_calls(
     change: Change, kind: str, where: str, what: str, sites: list[CallSite]
 ) -> Finding:
     """Calls that still pass a removed or renamed keyword, which the head's `**kwargs` now
-    takes: nothing fails, but the value may no longer do anything (a warning)."""
+    takes: nothing fails, but the value may no longer do anything (a warning). Calls whose
+    positional arguments the head's `*args` now takes, in their order, and nothing else: a
+    note (issue 36: `def default(val, d)` -> `def default(*args)` breaks no caller)."""
     n = len(sites)
+    if not any(e.kind == "absorbed" for s in sites for e in s.effects):
+        who = f"The {n} call sites here pass" if n > 1 else "The call site here passes"
+        return Finding(
+            kind=kind,
+            severity=Severity.NOTE,
+            message=f"{where}: {what}. {who} these arguments positionally, and `*args` now "
+            f"takes them in the same order: {named(sites)}. Nothing to do if the function reads "
+            "them from `*args` in that order.",
+            file=change.path,
+            line=change.head.line,
+            details=listed(sites),
+            revision="head",
+            details_lang="text",
+        )
     return Finding(
         kind=kind,
         severity=Severity.WARNING,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gradgate.checks.api_contract.allow import AllowRule
 from gradgate.checks.base import CheckSettings
 from pydantic import Field
 
@@ -23,5 +24,12 @@ class ApiContractSettings(CheckSettings):
         description=(
             "Flag calls of asymmetric torch losses (`F.cross_entropy`, `nn.NLLLoss()`...) whose "
             "arguments look swapped, by their names or against the same call at base."
+        ),
+    )
+    allow: tuple[AllowRule, ...] = Field(
+        default=(),
+        description=(
+            "Intended signature changes: functions (qualified names, as for `watch`) and why; "
+            "their findings become notes."
         ),
     )

@@ -25,6 +25,13 @@ class Param:
     name: str
     default: str | None  # the default as code; None: required
     default_dump: str | None  # the default's syntax tree, to compare without formatting
+    # A `None` default the body replaces first thing (`x = 3 if x is None else x`): the syntax
+    # tree of what it becomes, so `x=None` -> `x=3` is no change of what callers get.
+    resolved_dump: str | None = None
+
+    @property
+    def effective(self) -> str | None:
+        return self.resolved_dump or self.default_dump
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,24 +96,89 @@ def _signature(
     positional = [*args.posonlyargs, *args.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
     defaults += args.defaults
+    resolved = _sentinels(node.body)
     return Signature(
         qualname=qualname,
         kind=kind,
         line=node.lineno,
-        positional=tuple(_param(a, d) for a, d in zip(positional, defaults, strict=True)),
+        positional=tuple(_param(a, d, resolved) for a, d in zip(positional, defaults, strict=True)),
         positional_only=len(args.posonlyargs),
         keyword_only=tuple(
-            _param(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+            _param(a, d, resolved) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
         ),
         varargs=args.vararg is not None,
         varkw=args.kwarg is not None,
     )
 
 
-def _param(arg: ast.arg, default: ast.expr | None) -> Param:
+def _param(arg: ast.arg, default: ast.expr | None, resolved: dict[str, ast.expr]) -> Param:
     if default is None:
         return Param(arg.arg, None, None)
-    return Param(arg.arg, ast.unparse(default), ast.dump(default))
+    value = resolved.get(arg.arg) if _is_none(default) else None
+    return Param(arg.arg, ast.unparse(default), ast.dump(default),
+                 None if value is None else ast.dump(value))  # fmt: skip
+
+
+def _sentinels(body: list[ast.stmt]) -> dict[str, ast.expr]:
+    """Parameter -> the value the body gives it when it is None, from the `None`-sentinel
+    idioms among the body's top-level statements (issue 36): `x = V if x is None else x`,
+    `x = x if x is not None else V`, `x = x or V`, `if x is None: x = V`."""
+    out: dict[str, ast.expr] = {}
+    for stmt in body:
+        if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1:
+            name = _none_test(stmt.test, ast.Is)
+            inner = stmt.body[0]
+            if name is not None and _assigns(inner) == name:
+                assert isinstance(inner, ast.Assign)
+                out.setdefault(name, inner.value)
+            continue
+        name = _assigns(stmt)
+        if name is None:
+            continue
+        assert isinstance(stmt, ast.Assign)
+        value = stmt.value
+        if isinstance(value, ast.IfExp):
+            if _none_test(value.test, ast.Is) == name and _is_name(value.orelse, name):
+                out.setdefault(name, value.body)
+            elif _none_test(value.test, ast.IsNot) == name and _is_name(value.body, name):
+                out.setdefault(name, value.orelse)
+        elif (
+            isinstance(value, ast.BoolOp)
+            and isinstance(value.op, ast.Or)
+            and len(value.values) == 2
+            and _is_name(value.values[0], name)
+        ):
+            out.setdefault(name, value.values[1])
+    return out
+
+
+def _assigns(stmt: ast.stmt) -> str | None:
+    """`x = ...`: the name; else None."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+        return target.id if isinstance(target, ast.Name) else None
+    return None
+
+
+def _none_test(test: ast.expr, op: type[ast.cmpop]) -> str | None:
+    """`x is None` (or `x is not None`, by ``op``): `x`; else None."""
+    if (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], op)
+        and _is_none(test.comparators[0])
+    ):
+        return test.left.id
+    return None
+
+
+def _is_name(expr: ast.expr, name: str) -> bool:
+    return isinstance(expr, ast.Name) and expr.id == name
+
+
+def _is_none(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
 
 
 # A `def` header up to the colon that ends its line (defaults may nest parentheses twice), a

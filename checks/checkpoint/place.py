@@ -11,13 +11,13 @@ covers every key of a finding turns it into a note with the rule's reason.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gradgate.checks.base import Finding, Severity, Suppression
 from gradgate.checks.checkpoint.settings import KeyAllowRule
 from gradgate.checks.checkpoint.snippets import migration_yaml
-from gradgate.checks.fold import PLACE, fold
+from gradgate.checks.fold import PLACE, Folded, fold, missing_copies, split, stem
 from gradgate.checks.model.lines import ClassSource, PullDiff, changed_line, locate
 from gradgate.checks.paste import REASON, TAKES_EFFECT, quote
 
@@ -31,28 +31,50 @@ DROP_HINT = (
 )
 
 
-def key_pattern(keys: Sequence[str]) -> str:
-    """One regex for exactly ``keys``, folded over block indices: `^blocks\\.(0|1)\\.b$`."""
+def key_pattern(keys: Sequence[str], universe: Collection[str] = ()) -> str:
+    """One regex for exactly ``keys``, folded over block indices: `^blocks\\.(0|3)\\.b$`.
+
+    The factory builds a small model (`h.0`, `h.1`), real checkpoints have more layers: a
+    finding in every copy the model has (indices from 0 on, none of ``universe``'s left out)
+    gets `\\d+`, so the rule still matches a 48-layer checkpoint (issue 36). Some copies only
+    keep their indices."""
     parts = []
     for folded in fold(keys):
         pieces = [re.escape(p) for p in folded.template.split(PLACE)]
         text = pieces[0]
         columns = list(zip(*folded.numbers, strict=True)) if folded.numbers[0] else []
+        every = _every_copy(folded, universe)
         for column, rest in zip(columns, pieces[1:], strict=True):
             numbers = sorted(set(column))
-            text += str(numbers[0]) if len(numbers) == 1 else f"({'|'.join(map(str, numbers))})"
+            if every and numbers == list(range(len(numbers))):
+                text += r"\d+"
+            else:
+                text += str(numbers[0]) if len(numbers) == 1 else f"({'|'.join(map(str, numbers))})"
             text += rest
         parts.append(text)
     return "^" + (parts[0] if len(parts) == 1 else "(" + "|".join(parts) + ")") + "$"
 
 
-def allow_yaml(keys: Sequence[str]) -> str:
+def _every_copy(folded: Folded, universe: Collection[str]) -> bool:
+    """Does ``folded`` stand for every copy of its block: two or more with none left out, or
+    every one that ``universe`` (the model's keys) has?"""
+    if missing_copies(folded, universe):
+        return False
+    if folded.copies > 1 or not folded.numbers[0]:
+        return True
+    block = stem(folded.template)
+    return any(
+        stem(t) == block for t, n in map(split, universe) if len(n) == len(folded.numbers[0])
+    )
+
+
+def allow_yaml(keys: Sequence[str], universe: Collection[str] = ()) -> str:
     return "\n".join(
         [
             "checks:",
             "  checkpoint:",
             "    allow:",
-            f"      - keys: {quote(key_pattern(keys))}",
+            f"      - keys: {quote(key_pattern(keys, universe))}",
             f"        reason: {quote(REASON)}",
         ]
     )
@@ -92,10 +114,10 @@ class Placer:
         elif severity is Severity.BLOCKING and details is None and keys:
             if drop:
                 message += " " + DROP_HINT
-                details = migration_yaml([(key_pattern(keys), None)])
+                details = migration_yaml([(key_pattern(keys, self.locations), None)])
             else:
                 message += " " + ALLOW_HINT
-                details = allow_yaml(keys)
+                details = allow_yaml(keys, self.locations)
         file, number, revision = self.reference, None, None
         if line is not None and line[0] is not None:
             file, number, revision = line[0], line[1], "head"

@@ -15,7 +15,7 @@ from gradgate.checks.base import Checking, CheckResult, CheckSettings, Finding, 
 from gradgate.checks.config_docs.bind import bind, tiered, without_parameter_defaults
 from gradgate.checks.config_docs.compare import FactIndex, disagreements, undocumented
 from gradgate.checks.config_docs.examples.judge import Revision, examples, owned_only
-from gradgate.checks.config_docs.findings import finding, summary
+from gradgate.checks.config_docs.findings import collapsed, finding, summary
 from gradgate.checks.config_docs.model import ValueClaim
 from gradgate.checks.config_docs.resolve import Modules, owned_modules
 from gradgate.checks.config_docs.settings import ConfigDocsSettings
@@ -67,18 +67,19 @@ class ConfigDocsCheck(Checking[ConfigDocsSettings]):
         ages = Ages(before, base, at_base)  # head signatures name moved files by their base path
         by_head_place = {(moves.get(f.file, f.file), f.key): f for f in base.facts}
         findings: list[Finding] = []
+        earlier: list[Finding] = []
         for d in now:
             age = ages.of(d)
-            findings.append(
-                finding(
-                    d,
-                    severity(d, age),
-                    before=by_head_place,
-                    renamed_to=moves,
-                    earlier=age is Age.BEFORE,
-                    broke=age is Age.BROKE,
-                )
+            said = finding(
+                d,
+                severity(d, age),
+                before=by_head_place,
+                renamed_to=moves,
+                earlier=age is Age.BEFORE,
+                broke=age is Age.BROKE,
             )
+            (earlier if age is Age.BEFORE else findings).append(said)
+        findings += collapsed(earlier, ctx.changes)
         claims = sum(1 for c in head.claims if isinstance(c, ValueClaim))
         docs = len({c.doc for c in head.claims})
         return finish(

@@ -5,12 +5,13 @@ fix, with the corrected doc line as a suggestion where the fix is a one-line cha
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from gradgate.checks.base import Finding, Severity
 from gradgate.checks.config_docs.compare import Disagreement
 from gradgate.checks.config_docs.model import Fact, ImportClaim, Key, PathClaim, ValueClaim, dotted
 from gradgate.checks.config_docs.values import same
+from gradgate.checks.diff import FileChange
 
 KINDS = {
     "value": "doc-value-mismatch",
@@ -27,6 +28,7 @@ KINDS = {
     "call": "doc-example-broken",
     "option": "doc-command-option-unknown",
 }
+EARLIER = "doc-disagreements-before"  # those already there at base, as one note
 _EARLIER = " This was already so before this PR."
 Before = Mapping[tuple[str, Key], Fact]  # base facts by (head-side file, key)
 
@@ -151,6 +153,35 @@ def _path(
     if moved is not None and claim.line_text.count(claim.target) == 1:
         suggestion = claim.line_text.replace(claim.target, moved)
     return _finding(d, severity, message, claim.doc, claim.line, suggestion)
+
+
+def collapsed(earlier: Sequence[Finding], changes: Iterable[FileChange]) -> list[Finding]:
+    """The notes about disagreements already there at base: those at a line this PR changed
+    as they are, the rest as one note that counts them and lists each in its details (issue
+    36: five notes the PR did not cause, on every PR, teach a team to skip the section)."""
+    touched = {c.path: c.new_lines for c in changes}
+    kept = [f for f in earlier if f.file and any(f.line in s for s in touched.get(f.file, ()))]
+    rest = [f for f in earlier if f not in kept]
+    if len(rest) < 2:
+        return [*kept, *rest]
+    places = sorted({f.file for f in rest if f.file})
+    shown = ", ".join(f"`{p}`" for p in places[:3]) + (
+        f" and {len(places) - 3} more files" if len(places) > 3 else ""
+    )
+    listed = "\n".join(f"{_at(f.file or '', f.line)}: {f.message}" for f in rest)
+    return [
+        *kept,
+        Finding(
+            kind=EARLIER,
+            severity=Severity.NOTE,
+            message=f"{len(rest)} disagreements between the docs and configs or code (in "
+            f"{shown}) were already there before this PR, which did not touch them; each is "
+            "listed in the details.",
+            file=rest[0].file,
+            details=listed,
+            details_lang="text",
+        ),
+    ]
 
 
 def summary(findings: Iterable[Finding], *, claims: int, docs: int) -> str:

@@ -11,7 +11,7 @@ the revision, never a pass.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, ClassVar
 
 from gradgate.checks.base import (
@@ -31,7 +31,7 @@ from gradgate.checks.gradient.findings import accepted, findings_for
 from gradgate.checks.gradient.settings import GradientSettings
 from gradgate.checks.gradient.summary import chart, model_summary
 from gradgate.checks.gradient.untested import untested_findings
-from gradgate.checks.gradient.variants import in_variant, pair
+from gradgate.checks.gradient.variants import across_variants, pair
 from gradgate.checks.gradient.words import count, error_message, failure_detail, no_pair_words
 from gradgate.checks.model.coverage import child_spans, ran_counts
 from gradgate.checks.model.lines import PullDiff, read_diff
@@ -51,7 +51,19 @@ class GradientCheck(Checking[GradientSettings]):
     def check(self, ctx: CheckContext, settings: GradientSettings) -> CheckResult:
         base, head = measure(ctx, settings)
         model_files = ctx.paths_requiring.get(self.name, frozenset())
-        return self.judge_all(base, head, settings, diff=read_diff(ctx), model_files=model_files)
+
+        def read(path: str) -> str | None:  # what guards the lines the model did not run
+            data = ctx.source.read(ctx.head_sha, path)
+            return None if data is None else data.decode("utf-8", "replace")
+
+        return self.judge_all(
+            base,
+            head,
+            settings,
+            diff=read_diff(ctx),
+            model_files=model_files,
+            read=read,
+        )
 
     def judge(
         self,
@@ -72,20 +84,27 @@ class GradientCheck(Checking[GradientSettings]):
         *,
         diff: PullDiff | None = None,
         model_files: Collection[str] = (),
+        read: Callable[[str], str | None] = lambda _: None,
     ) -> CheckResult:
         """The result for two probed revisions: compare each variant with its namesake, word,
-        say which changed code the model did not run, summarise (pure)."""
+        say which changed code the model did not run, summarise (pure: ``read`` gives a file's
+        text at head)."""
         diff = diff or PullDiff({})
         pairs, found = pair(base.variants, head.variants)
         if not pairs:  # nothing was compared: never a pass
             sides = [f.variant for f in base.variants], [f.variant for f in head.variants]
             return failed(self.name, no_pair_words(*sides))
         comparisons = [compare(p.base, p.head, allow=settings.allow) for p in pairs]
-        for p, comparison in zip(pairs, comparisons, strict=True):
-            said = findings_for(comparison, gained=Severity(settings.gained), diff=diff)
-            found += in_variant(said, p.name)
+        found += across_variants(
+            [
+                (p.name, findings_for(comparison, gained=Severity(settings.gained), diff=diff))
+                for p, comparison in zip(pairs, comparisons, strict=True)
+            ]
+        )
         names = [f.variant for f in head.variants if f.variant is not None]
-        found += untested_findings(head.coverage, diff, variants=names, model_files=model_files)
+        found += untested_findings(
+            head.coverage, diff, variants=names, model_files=model_files, read=read
+        )
         first = comparisons[0]
         ran, code = ran_counts(head.coverage)
         more = {"changed_lines_ran": ran, "changed_lines_code": code} if code else {}

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from gradgate.checks.base import Finding, Severity, Suppression
 from gradgate.checks.gradient.classify import State
 from gradgate.checks.gradient.compare import Change, Comparison, Row, allow_rule_for
-from gradgate.checks.gradient.group import Group, cover, fold_groups, parent_module
+from gradgate.checks.gradient.group import Group, cover, fold_groups, merged, parent_module
 from gradgate.checks.gradient.magnitudes import magnitudes
 from gradgate.checks.gradient.run_level import run_level
 from gradgate.checks.gradient.settings import AllowRule
@@ -93,10 +93,27 @@ def _grouped(
         patterns, names = by_parent.setdefault(parent_module(pattern), ([], []))
         patterns.append(pattern)
         names += members
+    groups = fold_groups(list(by_parent.values()), universe)
+    spots = [_spot(c, change, state, g, diff) for g in groups]
+    # Groups the PR cut off at one changed line have one cause: one finding for them all
+    # (issue 36: one `.detach()` in a repeated block cut off every block before it whole, and
+    # the same block in part, and made six blocking findings).
+    # Where only one changed line explains any of them, it explains the rest too (an
+    # embedding before the cut points at no line of its own).
+    causes = {(s.file, s.line) for s in spots if s is not None and s.changed}
+    only = next(iter(causes)) if len(causes) == 1 else None
+    by_cause: dict[object, list[int]] = {}
+    for i, spot in enumerate(spots):
+        key = (spot.file, spot.line) if spot is not None and spot.changed else (only or i)
+        by_cause.setdefault(key, []).append(i)
     out = []
-    for group in fold_groups(list(by_parent.values()), universe):
-        message, file, line, revision = _say(c, change, state, group, rows, diff)
+    for indices in by_cause.values():
+        parts = [groups[i] for i in indices]
+        group = parts[0] if len(parts) == 1 else merged(parts)
+        spot = next((spots[i] for i in indices if (s := spots[i]) and s.changed), spots[indices[0]])
+        message, file, line, revision = _say(c, change, state, group, rows, spot)
         blocking = severity is Severity.BLOCKING
+        patterns = list(dict.fromkeys(p for g in parts for p in allow_patterns(g)))
         out.append(
             Finding(
                 kind=f"gradient-{change.value}",
@@ -105,7 +122,7 @@ def _grouped(
                 file=file,
                 line=line,
                 revision=revision,
-                details=allow_yaml("gradient", allow_patterns(group)) if blocking else None,
+                details=allow_yaml("gradient", patterns) if blocking else None,
                 details_lang="yaml",
             )
         )
@@ -114,11 +131,13 @@ def _grouped(
 
 def _say(
     c: Comparison, change: Change, state: State | None, group: Group, rows: Sequence[Row],
-    diff: PullDiff,
+    spot: Spot | None,
 ) -> tuple[str, str | None, int | None, str | None]:  # fmt: skip
     members = group.members
-    who = subject(list(group.shown), members) + blocks_words(group)
-    spot = _spot(c, change, state, group, diff)
+    who = ", and ".join(
+        subject(list(part.shown), part.members) + blocks_words(part)
+        for part in (group.parts or (group,))
+    )
     file, line = (spot.file, spot.line) if spot else (None, None)
     revision = "head" if spot else None
     cause = CAUSES.get(state, "") if state is not None else ""
@@ -157,18 +176,22 @@ def _say(
         ratios = [r.ratio for r in rows if r.name in members and r.ratio is not None]
         text = (
             f"{who} still learn{s}, but the gradient norm is {ratio_words(ratios)} at head than "
-            "at base, with the same weights and batch: a gradient path was added or cut "
-            "(e.g. a `.detach()` in one term of the loss). "
+            "at base, at the first step from the same seed and batch: a gradient path was "
+            "added or cut (e.g. a `.detach()` in one term of the loss), or the PR changed how "
+            "the weights are initialised, and then the weights differ too. "
             f"{magnitudes(c, members)}"
         )
     elif change is Change.GAINED:
         was_word = " / ".join(dict.fromkeys(STATE_WORDS[r.base] for r in rows if r.base))
+        # One f-string, never `.format` after it: the names (`blocks.{0..3}.up.*`) hold
+        # braces, and formatting them again raised KeyError (issue 36).
+        them, they = ("them", "they") if many else ("it", "it")
         text = (
             f"{who} learned nothing at base ({was_word}) and learn{s} at head: the change "
-            "that cut {0} off was undone, so {0} now train{1} and what downstream code sees "
+            f"that cut {them} off was undone, so {they} now train{s} and what downstream code sees "
             "moves. If that is intended, nothing to do; `checks.gradient.gained` "
             "(note, warning, blocking) sets how much this weighs."
-        ).format("them" if many else "it", "" if many else "s")
+        )
     else:  # STILL_DEAD
         text = f"{who} {be} {word} at base and at head, so this change did not cause it: {cause}."
     if spot is not None:

@@ -59,6 +59,7 @@ class Group:
     raw: tuple[str, ...]  # the unfolded prefixes (`blocks.0.proj.*`, ...)
     copies: int  # how many blocks alike (1: not repeated)
     others: tuple[str, ...]  # the blocks of the same kind it does not cover (`blocks.3`)
+    parts: tuple[Group, ...] = ()  # groups with one cause, merged (``merged``)
 
 
 def fold_groups(
@@ -79,3 +80,15 @@ def fold_groups(
         others = missing_copies(folded[0], universe) if copies > 1 else ()
         out.append(Group(tuple(f.text for f in folded), tuple(names), tuple(raw), copies, others))
     return out
+
+
+def merged(groups: Sequence[Group]) -> Group:
+    """Groups with one cause as one finding's: each keeps its own words (``parts``)."""
+    return Group(
+        tuple(p for g in groups for p in g.shown),
+        tuple(n for g in groups for n in g.members),
+        tuple(p for g in groups for p in g.raw),
+        1,
+        (),
+        tuple(groups),
+    )

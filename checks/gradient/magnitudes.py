@@ -2,7 +2,7 @@
 
 A warning that the norm is "between 16x and 64x smaller" is only actionable with the modules it
 is about (issue 20): a module's norm is that of all its parameters together, at the first step
-(the same weights and batch at both revisions), and the modules that moved most are named.
+(the same seed and batch at both revisions), and the modules that moved most are named.
 """
 
 from __future__ import annotations

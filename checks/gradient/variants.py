@@ -55,3 +55,23 @@ def in_variant(findings: Sequence[Finding], name: str | None) -> list[Finding]:
     if name is None:
         return list(findings)
     return [replace(f, message=f"In variant `{name}`: {f.message}") for f in findings]
+
+
+def across_variants(said: Sequence[tuple[str | None, Sequence[Finding]]]) -> list[Finding]:
+    """Each variant's findings, one finding for what several variants say alike (issue 36:
+    one `.detach()` in a block every variant runs is one cause, not a finding per variant),
+    naming the variants it holds for."""
+    alike: dict[Finding, list[str | None]] = {}
+    for name, findings in said:
+        for f in findings:
+            alike.setdefault(f, []).append(name)
+    out = []
+    for f, names in alike.items():
+        if len(names) == 1 or None in names:
+            out += in_variant([f], names[0])
+            continue
+        every = len(names) == len(said)
+        shown = ", ".join(f"`{n}`" for n in names)
+        where = f"In every variant ({shown})" if every else f"In variants {shown}"
+        out.append(replace(f, message=f"{where}: {f.message}"))
+    return out

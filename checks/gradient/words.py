@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Sequence
 
 from gradgate.checks.fold import PLACE, split
@@ -145,27 +146,60 @@ def spots(file: str, ranges: Sequence[tuple[int, int]]) -> str:
     return f"`{file}:{', '.join(str(a) if a == b else f'{a}–{b}' for a, b in ranges)}`"
 
 
-def untested_words(file: str, ranges: Sequence[tuple[int, int]], variants: Sequence[str]) -> str:
-    """What the model did not run, and how to cover it (issue 20, point 5)."""
-    it = "it" if len(ranges) == 1 and ranges[0][0] == ranges[0][1] else "them"
+def untested_words(
+    places: Sequence[tuple[str, Sequence[tuple[int, int]], Sequence[str]]],
+    variants: Sequence[str],
+) -> str:
+    """What the model did not run that a variant could, and what turns it on (issue 36: one
+    line per PR, the flag named so the advice is concrete). ``places``: (file, ranges, guards)."""
+    lines = sum(b - a + 1 for _, ranges, _ in places for a, b in ranges)
+    it = "it" if lines == 1 else "them"
+    shown = ", ".join(
+        spots(file, ranges) + (f" (under {listing(guards, 3)})" if guards else "")
+        for file, ranges, guards in places
+    )
+    flags = list(dict.fromkeys(g for _, _, guards in places for g in guards))
     if len(variants) > 1:
         who = f"none of the model's variants ({', '.join(f'`{v}`' for v in variants)}) ran"
-        how = "add a variant that runs"
     else:
         who = "the model did not run"
-        how = "have the factory return a variant that runs"
+    if flags:
+        runs = "it runs" if it == "it" else "they run"
+        how = f"have the factory return a variant with {listing(flags, 4)} set so that {runs}"
+    else:
+        how = f"have the factory return a variant that runs {it} (an option or config flag on)"
     return (
-        f"{who} {spots(file, ranges)}, changed by this PR: the gradient check did not test "
-        f"{it}. To cover {it}, {how} {it} (an option or config flag turned on); the details "
-        "show the factory's shape."
+        f"{who} {shown}, changed by this PR: the gradient check did not test {it}. To cover "
+        f"{it}, {how}; the details show the factory's shape."
     )
 
 
-def factory_shape(file: str, ranges: Sequence[tuple[int, int]], variants: Sequence[str]) -> str:
+def unreached_words(places: Sequence[tuple[str, Sequence[tuple[int, int]], Sequence[str]]]) -> str:
+    """Changed lines no forward pass reaches (``places``: file, ranges, functions)."""
+    shown = ", ".join(
+        spots(file, ranges) + (f" ({listing(functions, 3)})" if functions else "")
+        for file, ranges, functions in places
+    )
+    return (
+        f"No forward pass reaches {shown}, changed by this PR, so no variant of the model can "
+        "run it: the gradient check does not test it. Review it, or give it a test of its own."
+    )
+
+
+_TAKEN = frozenset({"model", "inputs", "build", "default"})  # the snippet's own names
+
+
+def factory_shape(
+    file: str, ranges: Sequence[tuple[int, int]], variants: Sequence[str], flag: str | None = None
+) -> str:
     """A factory returning named variants, one that runs the untested code (pasteable).
-    ``variants``: the names the factory returns now (none: it returns one model)."""
-    stem = file.rpartition("/")[2].removesuffix(".py")
-    name = stem if stem.isidentifier() and not stem.startswith("_") else "feature"
+    ``variants``: the names the factory returns now (none: it returns one model); ``flag``:
+    what turns the code on (`flash`, `config.rotary`), the variant's name when it can be."""
+    stem = (flag or "").rpartition(".")[2] or file.rpartition("/")[2].removesuffix(".py")
+    # Not a name the snippet already uses: for `model.py` it read `model = ...` over the
+    # factory's own `model` (issue 36).
+    usable = stem.isidentifier() and not stem.startswith("_") and not keyword.iskeyword(stem)
+    name = stem if usable and stem not in _TAKEN else "feature"
     name = name if name not in variants else f"{name}_on"
     where = spots(file, ranges).replace("`", "")
     kept = [f'        "{v}": ...,  # as now' for v in variants]
@@ -174,7 +208,8 @@ def factory_shape(file: str, ranges: Sequence[tuple[int, int]], variants: Sequen
             "# The gradient check builds and checks each variant at base and head.",
             "def build():",
             "    model, inputs = ...  # what the factory builds now",
-            f"    {name} = ...  # the model with the option that runs {where}",
+            f"    {name} = ...  # the model with {f'`{flag}` on' if flag else 'the option'} "
+            f"that runs {where}",
             "    return {",
             *(kept or ['        "default": (model, inputs),']),
             f'        "{name}": ({name}, inputs),',

@@ -6,15 +6,24 @@ environment and the package registry, and takes about an hour.
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from pathlib import Path
+
 import pytest
 
 from bench._realworld_verdicts import (
     Block,
     VerdictFileError,
     blocks_in,
+    items_in,
+    items_line,
     parse_verdicts,
+    parse_warning_verdicts,
     tally,
+    tally_warnings,
     unjudged_entries,
+    unjudged_warning_entries,
 )
 
 REPORT = {
@@ -92,3 +101,55 @@ def test_a_bare_yaml_boolean_verdict_reads_as_the_word() -> None:
 def test_a_malformed_verdict_file_names_the_entry(text: str, says: str) -> None:
     with pytest.raises(VerdictFileError, match=says):
         parse_verdicts(text)
+
+
+# --- issue 36: every item counted by kind, every warning kind judged -------------------------
+
+STORED = Path(__file__).with_name("realworld_result.json")  # a pair as the bench keeps it
+
+WARNINGS = """\
+- warning: gradient-untested
+  verdict: useful
+  reason: names the flag that guards the lines
+- warning: default-changed
+  verdict: noise
+  reason: the defaults of a rewritten signature, none of them used
+"""
+
+
+def test_each_pair_counts_its_blocking_warning_and_note_items_by_kind() -> None:
+    report = json.loads(STORED.read_text(encoding="utf-8"))["report"]
+    items = items_in(report)
+    assert items == {
+        "blocking": Counter({"gradient-lost-gradient": 1}),  # the errored check: not counted
+        "warning": Counter({"default-changed": 2, "gradient-untested": 1}),
+        "note": Counter(
+            {"gradient-unreachable": 1, "doc-disagreements-before": 1, "signature-reordered": 1}
+        ),
+    }
+    assert items_line(items) == (
+        "blocking 1 (gradient-lost-gradient 1); "
+        "warning 3 (default-changed 2, gradient-untested 1); "
+        "note 3 (doc-disagreements-before 1, gradient-unreachable 1, signature-reordered 1)"
+    )
+
+
+def test_every_warning_kind_is_judged_and_noise_or_too_many_misses_the_figure() -> None:
+    items = items_in(json.loads(STORED.read_text(encoding="utf-8"))["report"])
+    judged = parse_warning_verdicts(VERDICTS + WARNINGS)
+    assert parse_verdicts(VERDICTS + WARNINGS).keys() == parse_verdicts(VERDICTS).keys()
+    warned = tally_warnings([items, items_in({"checks": []})], judged)
+    assert (warned.warnings, warned.noise, warned.unjudged) == (3, ("default-changed",), ())
+    assert warned.figure() == (
+        "figure: realworld_warnings_per_pr = 1.50 (target <= 1.0, every kind useful) MISSED"
+    )
+    unjudged = tally_warnings([items], parse_warning_verdicts(WARNINGS.split("- warning: d")[0]))
+    assert unjudged.unjudged == ("default-changed",)
+    assert "warning: default-changed" in unjudged_warning_entries(unjudged.unjudged)
+    quiet = tally_warnings([items_in({"checks": []})], judged)
+    assert quiet.figure().endswith(" ok")
+
+
+def test_a_warning_verdict_must_say_useful_or_noise() -> None:
+    with pytest.raises(VerdictFileError, match="entry 1: verdict 'true' of a warning"):
+        parse_warning_verdicts("- warning: x\n  verdict: 'true'\n  reason: r\n")

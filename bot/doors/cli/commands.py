@@ -57,8 +57,9 @@ def _options(args: argparse.Namespace) -> tuple[str, ...]:
         out += ["--only", name]
     if getattr(args, "sandbox", "auto") != "auto":
         out += ["--sandbox", args.sandbox]
-    if getattr(args, "python", None):  # the model must re-run under the same interpreter
-        out += ["--python", args.python]
+    python = getattr(args, "python", None)
+    if python:  # the model must re-run under the same interpreter
+        out += ["--python", _shown(Path(python)) if os.sep in python else python]
     return tuple(out)
 
 
@@ -148,6 +149,11 @@ def _init(args: argparse.Namespace) -> int:
         if not args.print and not args.no_factory:
             from gradgate.bot.doors.cli.init_factory import write_factory
 
+            if args.python:  # one that cannot run is an error, not a template to fill in
+                from gradgate.checks.sandbox.probe import interpreter
+
+                interpreter(args.python, os.environ.get("PATH", os.defpath))
+
             made = write_factory(repo.root, paths, read, python=args.python, force=args.force)
             emit(render_template("cli_init_factory.txt.j2", outcome=made))
             entrypoint = made.entrypoint
@@ -157,7 +163,10 @@ def _init(args: argparse.Namespace) -> int:
         emit(text)
         return 0
     target.write_text(text, encoding="utf-8")
-    emit(render_template("cli_init.txt.j2", wrote=target, workflow=False))
+    # The next command, as it works from here (issue 36): the repository and interpreter too.
+    shown = argparse.Namespace(repo=args.repo, config=None, only=None, python=args.python)
+    then = ["gradgate", "check", *_options(shown)]
+    emit(render_template("cli_init.txt.j2", wrote=target, workflow=False, then=then))
     return 0
 
 

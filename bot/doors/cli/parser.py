@@ -9,6 +9,17 @@ from pathlib import Path
 from gradgate.bot import __version__
 
 
+def interpreter(value: str) -> str:
+    """``--python`` and GRADGATE_PYTHON: a path with a folder in it is read against the
+    directory it was given in, since user code runs elsewhere (issue 36: `--python
+    .venv/bin/python` failed with "No such file or directory"); a bare name (`python3.11`) is
+    looked up on PATH when the child starts. Not resolved further: a venv's python is a link
+    whose target is another environment."""
+    if os.sep in value and not os.path.isabs(value):
+        return os.path.abspath(value)
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gradgate", description="A CI gatekeeper for PyTorch repositories."
@@ -27,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--python",
             default=os.environ.get("GRADGATE_PYTHON") or None,
+            type=interpreter,
             metavar="PATH",
             help="interpreter that runs your model code, e.g. your training env's python "
             "(default: GRADGATE_PYTHON, else `python:` in .gradgate.yml, else gradgate's own)",
@@ -70,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument(
         "--python",
         default=os.environ.get("GRADGATE_PYTHON") or None,
+        type=interpreter,
         metavar="PATH",
         help="interpreter that builds the guessed model once, e.g. your training env's python",
     )
@@ -93,7 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     action.add_argument("--results", type=Path, default=Path("gradgate-results"))
     action.add_argument("--check", help="the check the `check` stage runs")
     action.add_argument(
-        "--python", default=os.environ.get("GRADGATE_PYTHON") or None, metavar="PATH"
+        "--python",
+        default=os.environ.get("GRADGATE_PYTHON") or None,
+        type=interpreter,
+        metavar="PATH",
     )
     action.add_argument("--workflow", help="the checks workflow `/recheck` re-runs (a file name)")
     action.add_argument("--bot-login", default="github-actions[bot]", help="gradgate's login")

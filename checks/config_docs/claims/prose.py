@@ -36,7 +36,7 @@ FORM = "sentence"
 _VALUE = re.compile(
     r"`(?P<code>[^`\n]+)`"
     r"|(?<![\w.\-/`~≈<>+])(?P<num>-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)"
-    r"(?P<suffix>[kKM])?(?![\w%/`]|\.\d|-\d)"
+    r"(?P<suffix>[kKM])?(?![\w%/`]|\.\d|-\d|-[A-Za-z])"  # "0-indexed", "8-bit": no value
 )
 # What may sit between a key and its value.
 _LINK = r"(?:\s*[:=]\s*|\s+(?:(?:is|are|was|of|to|set|equals?|defaults?|default|at)\s+)+)"

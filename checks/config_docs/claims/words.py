@@ -1,8 +1,8 @@
 """What is not a claim about this repository's defaults, decided on words alone (pure).
 
 README values about other setups ("for ImageNet we used `batch_size: 256`"), overrides ("run with
-`batch_size=12` to fit a laptop"), version strings and dates are not claims: a gatekeeper that
-flags them gets switched off.
+`batch_size=12` to fit a laptop"), instructions ("simply set `shift_tokens = 1`"), version
+strings and dates are not claims: a gatekeeper that flags them gets switched off.
 """
 
 from __future__ import annotations
@@ -20,6 +20,18 @@ _ELSEWHERE = re.compile(
 )
 # "for ImageNet", "on CIFAR-10": a named setup (a capitalised name after "for" or "on").
 _NAMED_SETUP = re.compile(r"\b(?:[Ff]or|[Oo]n)\s+(?:the\s+)?[A-Z][\w-]*")
+# Words that tell the reader what to do, not what the defaults are (issue 36): "simply set
+# `shift_tokens = 1`", "as long as `l2norm_embed` is set to `True`", "you simply have to set
+# `scale_residual = True`", "`dim` must be divisible by 8". An imperative "set" is one followed
+# by the key; "`lr` is set to 3e-4" states a default and stays a claim.
+_INSTRUCTING = re.compile(
+    r"\b(?:simply|just)\s+(?:set|pass|use|add|turn|give)\b"
+    r"|\b(?:have|has|need|needs|want|wants)\s+to\b|\bmust\b|\bshould\b|\bas long as\b"
+    r"|\bmake sure\b|\bensure\b|\bprovided that\b|\bwhenever\b|\bunless\b"
+    r"|(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bbe )\bset\s+`"
+    r"|^\W*(?:set|pass|use|add|turn|give)\b",
+    re.IGNORECASE,
+)
 _VERSION_VALUE = re.compile(r"^v?\d+\.\d+\.\d+|^v\d|^\d{4}-\d{2}-\d{2}")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n\s*\n")
 
@@ -48,5 +60,10 @@ def sentence_around(text: str, start: int, end: int) -> str:
 
 
 def about_elsewhere(sentence: str) -> bool:
-    """Whether the sentence speaks of another setup or an override, not of the defaults."""
-    return bool(_ELSEWHERE.search(sentence) or _NAMED_SETUP.search(sentence))
+    """Whether the sentence speaks of another setup or an override, or tells the reader what
+    to set: not of the defaults."""
+    return bool(
+        _ELSEWHERE.search(sentence)
+        or _NAMED_SETUP.search(sentence)
+        or _INSTRUCTING.search(sentence)
+    )

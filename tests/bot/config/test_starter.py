@@ -366,3 +366,45 @@ def test_the_perf_and_metrics_gates_are_suggested_commented_out_with_a_working_e
     assert metrics.measure == "latency"  # type: ignore[attr-defined]
     assert set(metrics.rules) == {"accuracy", "latency_ms_p95"}  # type: ignore[attr-defined]
     assert not any(line.startswith(("perf", "metrics")) for line in text.splitlines())
+
+
+# --- issue 36: scripts out of model zones, no zone twice, seeding gated ---------------------
+
+SCRIPT_WITH_MODULE = (
+    "import argparse\nimport torch.nn as nn\n\n\nclass Head(nn.Module):\n    pass\n\n\n"
+    "parser = argparse.ArgumentParser()\nparser.add_argument('--lr', type=float)\n"
+)
+MAIN_WITH_MODULE = (
+    "import torch.nn as nn\n\n\nclass Probe(nn.Module):\n    pass\n\n\n"
+    "if __name__ == '__main__':\n    Probe()\n"
+)
+
+
+def test_training_scripts_that_define_a_module_stay_out_of_the_model_zone() -> None:
+    files = nanogpt_flat()
+    files["train.py"] = MODULE.format(name="Wrapper", base="nn.Module") + TRAIN_LOOP
+    files["finetune.py"] = SCRIPT_WITH_MODULE
+    files["tools/probe.py"] = MAIN_WITH_MODULE
+    config, paths = proposed(files), sorted(files)
+    model = covered(config, "model-core", paths)
+    assert "model.py" in model
+    assert not {"train.py", "finetune.py", "tools/probe.py"} & model, model
+    assert "train.py" in covered(config, "training", paths)
+
+
+def test_a_data_zone_never_repeats_the_training_zone_and_a_seed_helper_is_gated() -> None:
+    files = nanogpt_flat()
+    files["train.py"] = (
+        "from torch.utils.data import Dataset\n\n\nclass Tokens(Dataset):\n    pass\n\n\n"
+        + TRAIN_LOOP
+    )
+    files["utils.py"] = (
+        "import random\n\nimport torch\n\n\ndef set_seed(seed):\n    random.seed(seed)\n"
+        "    torch.manual_seed(seed)\n"
+    )
+    data = {path: text.encode() for path, text in files.items()}
+    text = starter_config(sorted(data), data.get)
+    config, paths = load_config(text), sorted(files)
+    assert "data-path" not in {z.name for z in config.zones}  # train.py is gated as training
+    assert covered(config, "training", paths) == {"train.py", "utils.py"}
+    assert "1 file calls backward() or an optimizer's step(), and 1 file seeds the random" in text

@@ -65,7 +65,9 @@ def _outro(results: tuple[CheckResult, ...]) -> str:
     report = Report(verdict=Verdict.FAILURE, results=results)
     tallies = tally(report)
     worked = all(t.caught for t in tallies)
-    return render_template("demo_outro.txt.j2", worked=worked, keep=None, tallies=tallies)
+    return render_template(
+        "demo_outro.txt.j2", worked=worked, keep=None, tallies=tallies, python="/env/bin/python"
+    )
 
 
 def test_the_demo_says_which_breakages_were_not_caught_and_why() -> None:

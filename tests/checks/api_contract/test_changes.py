@@ -164,11 +164,13 @@ def test_equal_headers_mean_equal_signatures_and_odd_ones_are_not_trusted() -> N
 
 
 def test_a_renamed_parameter_is_not_a_changed_default() -> None:
-    # `theta=10000.0` replaced by `device=None` (the signature was rewritten): the caller
-    # sees a rename, not `device`'s default changing from 10000.0.
+    # `theta=10000.0` replaced by `device=None` (the signature was rewritten): not `device`'s
+    # default changing from 10000.0, and not a rename either (issue 36): `theta` is removed
+    # and `device` added; `dim` -> `config`, both required in the same place, is a rename.
     found = change("def f(self, dim, theta=10000.0): ...", "def f(self, config, device=None): ...")
     assert found is not None
-    assert found.renamed == {"dim": "config", "theta": "device"}
+    assert found.renamed == {"dim": "config"}
+    assert found.removed == ("theta",)
     assert found.defaults == ()
 
 

@@ -99,20 +99,22 @@ def test_a_change_to_a_branch_the_model_never_takes_is_a_warning_naming_file_and
 
     first = line_of(head, "q @ k.T * 2")
     assert result.outcome is Outcome.WARN  # a warning never fails the gate
-    by_file = {f.file: f for f in untested(result)}
-    assert set(by_file) == {"attend.py", "kernels.py"}  # train.py: not the model's, no zone
-    finding = by_file["attend.py"]
+    # One line per PR (issue 36), naming the flag that guards the lines; train.py: not the
+    # model's, in no zone.
+    (finding,) = untested(result)
     assert finding.severity is Severity.WARNING and finding.line == first
+    assert finding.file == "attend.py"
     assert finding.message.startswith(
-        f"the model did not run `attend.py:{first}–{first + 1}`, changed by this PR: the "
-        "gradient check did not test them."
+        f"the model did not run `attend.py:{first}–{first + 1}` (under `flash`), "
+        "`kernels.py:4–5`, changed by this PR: the gradient check did not test them. To cover "
+        "them, have the factory return a variant with `flash` set so that they run"
     )
     assert finding.details is not None and finding.details_lang == "python"
     assert '"default": (model, inputs),' in finding.details
-    assert '"attend": (attend, inputs),' in finding.details
+    assert '"flash": (flash, inputs),' in finding.details
     # a module never imported, in a zone that requires the check: its function's body (module
     # level code, imports and `def` lines, counts only as code that runs at import)
-    assert "`kernels.py:4–5`" in by_file["kernels.py"].message
+    assert "`kernels.py:4–5`" in finding.message
     assert result.metrics["changed_lines_ran"] == 0
     report = Report(verdict=verdict_for([result]), results=(result,))
     markdown = render(report, "markdown")
@@ -181,15 +183,18 @@ def test_a_variant_that_cannot_be_used_is_an_error_naming_it(tmp_path: Path) -> 
 
 
 def test_the_warning_names_every_range_of_a_file_once_and_says_it_or_them() -> None:
-    one = untested_words("m/attend.py", [(12, 12)], [])
-    many = untested_words("m/attend.py", [(12, 14), (30, 30)], ["default", "fast"])
+    one = untested_words([("m/attend.py", [(12, 12)], [])], [])
+    many = untested_words(
+        [("m/attend.py", [(12, 14), (30, 30)], ["flash"]), ("m/rope.py", [(3, 3)], [])],
+        ["default", "fast"],
+    )
 
     assert one.startswith(
         "the model did not run `m/attend.py:12`, changed by this PR: the gradient check did "
-        "not test it. To cover it, have the factory"
+        "not test it. To cover it, have the factory return a variant that runs it"
     )
     assert many.startswith(
-        "none of the model's variants (`default`, `fast`) ran `m/attend.py:12–14, 30`, changed "
-        "by this PR"
+        "none of the model's variants (`default`, `fast`) ran `m/attend.py:12–14, 30` (under "
+        "`flash`), `m/rope.py:3`, changed by this PR"
     )
-    assert "To cover them, add a variant that runs them" in many
+    assert "To cover them, have the factory return a variant with `flash` set so that" in many

@@ -1,0 +1,105 @@
+"""Issue 36: `gradient-untested` is one line per PR. What a variant could run names what turns
+it on; what no forward pass reaches (`configure_optimizers`, `from_pretrained`,
+`estimate_mfu`) is one note, and nothing at all in a file the model does not import (pure)."""
+
+from __future__ import annotations
+
+from gradgate.checks.base import Severity
+from gradgate.checks.diff import LineSpan
+from gradgate.checks.gradient.reach import reach
+from gradgate.checks.gradient.untested import untested_findings
+from gradgate.checks.model.coverage import FileCoverage
+from gradgate.checks.model.lines import PullDiff
+
+GPT = """\
+import torch
+from torch import nn
+
+
+class GPT(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.flash = config.flash
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        if self.config.rotary:
+            x = self.rotate(x)
+        if self.flash:
+            return self.proj(x) * 2
+        return self.proj(x)
+
+    def rotate(self, x):
+        return x.flip(-1)
+
+    def configure_optimizers(self, lr):
+        params = list(self.parameters())
+        return torch.optim.AdamW(params, lr=lr)
+
+    @classmethod
+    def from_pretrained(cls, name):
+        return cls(name)
+
+    def estimate_mfu(self, dt):
+        return 1.0 / dt
+
+
+def helper(x):
+    return x + 1
+"""
+
+
+def line(text: str) -> int:
+    return next(n for n, row in enumerate(GPT.splitlines(), 1) if text in row)
+
+
+def test_lines_are_parted_by_whether_a_forward_pass_can_reach_them() -> None:
+    rotate, flash = line("x = self.rotate(x)"), line("return self.proj(x) * 2")
+    body, opt = line("return x.flip(-1)"), line("torch.optim.AdamW")
+    pre, mfu, helper = line("return cls(name)"), line("return 1.0 / dt"), line("return x + 1")
+    parted = reach(
+        "model.py",
+        [(r, r) for r in (rotate, flash, body, opt, pre, mfu, helper)],
+        GPT,
+    )
+    assert parted.reachable == ((rotate, rotate), (flash, flash), (body, body), (helper, helper))
+    assert parted.guards == ("config.rotary", "flash")
+    assert parted.unreached == ((opt, opt), (pre, pre), (mfu, mfu))
+    assert parted.functions == ("GPT.configure_optimizers", "GPT.from_pretrained",
+                                "GPT.estimate_mfu")  # fmt: skip
+    assert reach("x.py", [(3, 4)], "def f(:\n").reachable == ((3, 4),)  # unparsable: as before
+    negated = GPT.replace("if self.flash:", "if not self.flash:")
+    assert reach("model.py", [(flash, flash)], negated).guards == ("not flash",)
+    # A line of the method ran: something (another file) calls it, whatever this file says.
+    called = reach("model.py", [(opt, opt)], GPT, ran={line("params = list(")})
+    assert called.unreached == (), called
+
+
+def _findings(imported: bool) -> list:  # type: ignore[type-arg]
+    changed = [line(t) for t in ("return self.proj(x) * 2", "torch.optim.AdamW", "1.0 / dt")]
+    coverage = {"model.py": FileCoverage(frozenset(changed), frozenset(), imported)}
+    diff = PullDiff({"model.py": tuple(LineSpan(n, n) for n in changed)})
+    return untested_findings(
+        coverage, diff, model_files={"model.py"}, read=lambda p: GPT if p == "model.py" else None
+    )
+
+
+def test_one_warning_names_the_flag_and_one_note_names_the_unreached_methods() -> None:
+    warning, note = _findings(imported=True)
+    flash = line("return self.proj(x) * 2")
+    assert (warning.kind, warning.severity, warning.line) == (
+        "gradient-untested",
+        Severity.WARNING,
+        flash,
+    )
+    assert f"`model.py:{flash}` (under `flash`)" in warning.message
+    assert "a variant with `flash` set so that it runs" in warning.message
+    assert warning.details is not None and '"flash": (flash, inputs),' in warning.details
+    assert (note.kind, note.severity) == ("gradient-unreachable", Severity.NOTE)
+    assert note.message.startswith("No forward pass reaches `model.py:")
+    assert "(`GPT.configure_optimizers`, `GPT.estimate_mfu`)" in note.message
+
+
+def test_unreached_code_in_a_file_the_model_does_not_import_says_nothing() -> None:
+    assert [f.kind for f in _findings(imported=False)] == ["gradient-untested"]
