@@ -16,7 +16,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gradgate.checks.base import Check, CheckContext, CheckResult, CheckSettings
+    from gradgate.checks.base import Check, CheckResult, CheckSettings
+    from gradgate.checks.context import CheckContext
 
 
 @dataclass(frozen=True, eq=False)

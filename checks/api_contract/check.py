@@ -17,7 +17,7 @@ import gc
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
-from gradgate.checks.api_contract.allow import AllowRule, matches
+from gradgate.checks.api_contract.allow import matches
 from gradgate.checks.api_contract.calls import Call, module_calls
 from gradgate.checks.api_contract.callsites import CallIndex
 from gradgate.checks.api_contract.changes import Change, compare
