@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gradgate.checks.api_contract.check import ApiContractCheck
 from gradgate.checks.base import Check
+from gradgate.checks.behaviour.check import BehaviourCheck
 from gradgate.checks.checkpoint.check import CheckpointCheck
 from gradgate.checks.config_docs.check import ConfigDocsCheck
 from gradgate.checks.data.check import DataCheck
@@ -19,6 +20,7 @@ REGISTRY: dict[str, Check] = {
         ProtectedCheck(),
         GradientCheck(),
         CheckpointCheck(),
+        BehaviourCheck(),
         DataCheck(),
         ConfigDocsCheck(),
         ApiContractCheck(),
