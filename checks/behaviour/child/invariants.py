@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import torch
 
-from .trace import Recorder, compare_lists, difference, first_difference, tensors
+from .trace import Recorder, View, compare_lists, difference, first_difference, tensors, whole
 
 Forward = Callable[[int], Any]  # seed -> the model's outputs, every random draw from that seed
 PERTURBATION_SEED = 0x5EC
@@ -25,18 +25,24 @@ PERTURBATION_SEED = 0x5EC
 def random_eval(model: Any, forward: Forward, *, seed: int, rtol: float) -> dict[str, Any]:
     model.eval()
     with torch.no_grad():
-        with Recorder(model) as first:
-            one = tensors(forward(seed))
-        with Recorder(model) as second:
-            two = tensors(forward(seed + 1))
-    result = compare_lists(one, two, rtol)
+        result = compare_lists(tensors(forward(seed)), tensors(forward(seed + 1)), rtol)
     if result["equal"]:
         return {"holds": True}
-    return {
-        "holds": False,
-        "outputs": result,
-        "first": first_difference(first.calls, second.calls, rtol),
-    }
+    first = _located(model, lambda: forward(seed), lambda: forward(seed + 1), rtol)
+    return {"holds": False, "outputs": result, "first": first}
+
+
+def _located(
+    model: Any, one: Callable[[], Any], two: Callable[[], Any], rtol: float, view: View = whole
+) -> Any:
+    """Where two forwards that differ part: both run again with every module recorded (only
+    when they differ, so a model that keeps its invariants is never recorded)."""
+    with torch.no_grad():
+        with Recorder(model) as first:
+            one()
+        with Recorder(model) as second:
+            two()
+    return first_difference(first.calls, second.calls, rtol, view)
 
 
 def eval_state(model: Any, forward: Forward, *, seed: int) -> dict[str, Any]:
@@ -83,16 +89,20 @@ def causality(
 
     model.eval()
     with torch.no_grad():
-        with Recorder(model) as first:
-            one = tensors(call(args, kwargs, seed))
-        with Recorder(model) as second:
-            two = tensors(call(other_args, other_kwargs, seed))
+        one = tensors(call(args, kwargs, seed))
+        two = tensors(call(other_args, other_kwargs, seed))
     if all(view(t) is None for t in one):
         return {"holds": None, "why": "no-sequence-output", "dim": dim}
     result = compare_lists(one, two, rtol, view)
     if result["equal"]:
         return {"holds": True, "dim": dim, "kept": keep, "length": length}
-    first_found = first_difference(first.calls, second.calls, rtol, view)
+    first_found = _located(
+        model,
+        lambda: call(args, kwargs, seed),
+        lambda: call(other_args, other_kwargs, seed),
+        rtol,
+        view,
+    )
     return {"holds": False, "dim": dim, "kept": keep, "length": length, "outputs": result,
             "first": first_found}  # fmt: skip
 
