@@ -54,7 +54,8 @@ class BehaviourCheck:
         except CheckError as failed:
             return error_result(self.name, str(failed), revision=getattr(failed, "revision", None),
                                 duration_s=time.perf_counter() - started)  # fmt: skip
-        found = judge(base, head, with_deletions(read_diff(ctx), _both_sides(ctx)))
+        diff = with_deletions(read_diff(ctx), _both_sides(ctx))
+        found = judge(base, head, diff, [(rule.pattern, rule.reason) for rule in settings.allow])
         findings = tuple(sorted(found, key=report_order))
         return CheckResult(
             check=self.name,

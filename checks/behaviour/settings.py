@@ -35,6 +35,23 @@ class VariantSettings(BaseModel):
     )
 
 
+class AllowRule(BaseModel):
+    """An intended change of behaviour: findings about matching modules become notes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    pattern: str = Field(
+        min_length=1,
+        description=(
+            "The module a finding names, as a glob where `*` also crosses dots: `h.*.attn`; "
+            "`<model>` for the model's own forward, `<loss>` for the loss."
+        ),
+    )
+    reason: str = Field(
+        min_length=1, description="Why the change is intended; shown in the report."
+    )
+
+
 class BehaviourSettings(ModelCheckSettings):
     """Settings of the `behaviour` check."""
 
@@ -75,5 +92,12 @@ class BehaviourSettings(ModelCheckSettings):
         description=(
             "Per variant of the model (its name in the factory's mapping; `default` for a "
             "factory's one model): probes that do not apply, and its sequence dimension."
+        ),
+    )
+    allow: tuple[AllowRule, ...] = Field(
+        default=(),
+        description=(
+            "Intended changes of behaviour (a deliberate switch to post-norm): findings about "
+            "matching modules become notes that show the reason."
         ),
     )

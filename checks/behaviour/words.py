@@ -9,6 +9,7 @@ from gradgate.checks.base import Severity
 from gradgate.checks.model.lines import ClassSource, Spot
 
 _SKIP = "`checks: behaviour: variants: <name>: skip: [{probe}]`"
+ALLOW_HINT = "If this is intended, paste the `allow` rule in the details, with your reason."
 
 
 def module_words(module: str | None, classes: Mapping[str, ClassSource]) -> str:
@@ -192,3 +193,7 @@ def unpaired(name: str, revision: str) -> str:
 
 def _number(value: Any) -> str:
     return "none" if value is None else f"{float(value):.6g}"
+
+
+def allowed(reason: str) -> str:
+    return f"Allowed by the config: {reason}"

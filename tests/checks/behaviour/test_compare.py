@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 from gradgate.checks.base import Severity
 from gradgate.checks.behaviour.compare import judge
 from gradgate.checks.behaviour.deleted import deletion_lines
 from gradgate.checks.behaviour.facts import VariantFacts, parse
+from gradgate.checks.behaviour.settings import BehaviourSettings
 from gradgate.checks.diff import LineSpan
 from gradgate.checks.errors import ModelError
 from gradgate.checks.model.lines import ClassSource, PullDiff
@@ -127,3 +129,29 @@ def test_a_pure_deletion_is_placed_at_the_head_line_now_in_its_place() -> None:
 def test_an_answer_of_another_shape_is_a_model_error() -> None:
     with pytest.raises(ModelError, match="at head"):
         parse({"problem": "x"}, revision="head")
+
+
+def test_a_blocking_finding_carries_the_allow_rule_that_accepts_it() -> None:
+    head = same(outputs={"equal": False, "index": 0, "diff": 2.0, "scale": 4.0}, first=FIRST)
+    (finding,) = judge([facts()], [facts(same=head)], DIFF)
+    assert finding.details_lang == "yaml"
+    assert finding.details is not None and "pattern: 'blocks.0.attn'" in finding.details
+    pasted = BehaviourSettings.model_validate(
+        yaml.safe_load(finding.details)["checks"]["behaviour"]
+    )
+    assert [rule.pattern for rule in pasted.allow] == ["blocks.0.attn"]
+    rules = [("blocks.*", "post-norm on purpose")]
+    (accepted,) = judge([facts()], [facts(same=head)], DIFF, rules)
+    assert accepted.severity is Severity.NOTE
+    assert accepted.message.endswith("Allowed by the config: post-norm on purpose")
+
+
+def test_the_loss_and_the_models_own_forward_have_names_to_allow() -> None:
+    loss = same(loss={"base": 1.5, "head": 9.0, "equal": False})
+    (finding,) = judge([facts()], [facts(same=loss)], DIFF, [("<model>", "no")])
+    assert finding.severity is Severity.BLOCKING and "'<loss>'" in str(finding.details)
+    (finding,) = judge([facts()], [facts(same=loss)], DIFF, [("<loss>", "sum on purpose")])
+    assert finding.severity is Severity.NOTE
+    root = same(outputs={"equal": False, "index": 0}, first={**FIRST, "module": ""})
+    (finding,) = judge([facts()], [facts(same=root)], DIFF, [("<model>", "on purpose")])
+    assert finding.severity is Severity.NOTE
