@@ -155,3 +155,19 @@ def test_the_loss_and_the_models_own_forward_have_names_to_allow() -> None:
     root = same(outputs={"equal": False, "index": 0}, first={**FIRST, "module": ""})
     (finding,) = judge([facts()], [facts(same=root)], DIFF, [("<model>", "on purpose")])
     assert finding.severity is Severity.NOTE
+
+
+@pytest.mark.parametrize(
+    ("head", "severity"),
+    [
+        ({"compared": False, "why": "not-loaded", "missing": ["fc.weight"]}, Severity.NOTE),
+        ({"compared": False, "why": "too-large"}, Severity.NOTE),
+        ({"compared": False, "why": "raised", "error": "RuntimeError: shapes"}, Severity.WARNING),
+    ],
+    ids=["not-loaded", "too-large", "raised"],
+)
+def test_same_weights_not_compared_is_said_never_a_silent_pass(
+    head: dict[str, Any], severity: Severity
+) -> None:
+    (finding,) = judge([facts()], [facts(same=head)], DIFF)
+    assert (finding.kind, finding.severity) == ("behaviour-not-compared", severity)
