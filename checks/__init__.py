@@ -80,6 +80,14 @@ REGISTRY: dict[str, Listed] = {
             runs_user_code=True,
             runs_without_user_code=True,
         ),
+        Listed(
+            "behaviour",
+            "Behaviour",
+            "behaviour",
+            "BehaviourCheck",
+            "BehaviourSettings",
+            runs_user_code=True,
+        ),
         Listed("data", "Data pipeline", "data", "DataCheck", "DataSettings", runs_user_code=True),
         Listed(
             "config-docs",

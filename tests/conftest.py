@@ -40,6 +40,7 @@ SLOW = (
     "tests/bot/doors/test_init_factory.py",
     "tests/bot/git/test_repository.py::test_hundred_thousand_file_diff",
     "tests/bot/report/test_render.py::test_updating_golden_files",
+    "tests/checks/behaviour/test_scenarios.py",
     "tests/checks/checkpoint/test_bad_references.py",
     "tests/checks/checkpoint/test_blocks.py",
     "tests/checks/checkpoint/test_intended.py",
@@ -68,8 +69,10 @@ SLOW = (
 )
 # ... but these few stay in the default run, so that it still runs the model checks end to end
 # in real sandboxed children: one gradient scenario, one checkpoint scenario, and one gate
-# running both checks in one child per revision.
+# running both checks in one child per revision, and one behaviour breakage.
 KEPT = (
+    "tests/checks/behaviour/test_scenarios.py::"
+    "test_a_breakage_is_reported_at_the_line_that_changed[example-residual-dropped]",
     "tests/checks/checkpoint/test_scenarios.py::test_c1_",
     "tests/checks/gradient/test_scenarios.py::test_g10_",
     "tests/checks/model/test_session.py::test_a_gate_starts_one_child_per_revision",

@@ -82,19 +82,9 @@ def compare(
 ) -> dict[str, Any]:
     """Load the base weights at ``path`` into ``model`` (on ``device``) and compare outputs."""
     saved = torch.load(path, weights_only=True, map_location="cpu")
-    state = saved["state_dict"]
-    renamed, _used, _dropped = migrate(list(state), migrations)
-    migrated = {new: state[old] for new, old in renamed.items()}
-    try:
-        result = model.load_state_dict(migrated, strict=False)
-    except RuntimeError as exc:  # shapes differ: the dry run reports them key by key
-        return {"compared": False, "error": _short(exc)}
-    if result.missing_keys or result.unexpected_keys:
-        return {
-            "compared": False,
-            "missing": list(result.missing_keys),
-            "unexpected": list(result.unexpected_keys),
-        }
+    refused: dict[str, Any] | None = load_weights(model, saved["state_dict"], migrations=migrations)
+    if refused is not None:
+        return refused
     model.eval()
     args, kwargs = to_device(saved["args"], device), to_device(saved["kwargs"], device)
     try:
@@ -132,6 +122,27 @@ def compare(
                 "max_abs_diff": diff,
             }
     return {"compared": True, "equal": True, "outputs": len(outputs)}
+
+
+def load_weights(
+    model: Any, state: Mapping[str, Any], *, migrations: list[Any]
+) -> dict[str, Any] | None:
+    """Load another revision's state dict into ``model`` after ``migrations``, as a user would
+    (``load_state_dict``); None when every key loaded, else why not, as ``compare`` answers it
+    (``{"compared": False, ...}``). The behaviour check loads base's weights with it too."""
+    renamed, _used, _dropped = migrate(list(state), migrations)
+    migrated = {new: state[old] for new, old in renamed.items()}
+    try:
+        result = model.load_state_dict(migrated, strict=False)
+    except RuntimeError as exc:  # shapes differ: the dry run reports them key by key
+        return {"compared": False, "error": _short(exc)}
+    if result.missing_keys or result.unexpected_keys:
+        return {
+            "compared": False,
+            "missing": list(result.missing_keys),
+            "unexpected": list(result.unexpected_keys),
+        }
+    return None
 
 
 def _short(exc: BaseException) -> str:

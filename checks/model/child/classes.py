@@ -27,7 +27,13 @@ def class_sources(model: Any, root: str) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _source(cls: type, prefix: str) -> dict[str, Any] | None:
+def code_source(obj: Any, root: str) -> dict[str, Any] | None:
+    """Where a class or function is written, in the shape of ``class_sources``' values (a
+    function's name under "class"); None when it is not in the revision's tree."""
+    return _source(obj, os.path.realpath(root) + os.sep)
+
+
+def _source(cls: Any, prefix: str) -> dict[str, Any] | None:
     try:
         path = os.path.realpath(inspect.getsourcefile(cls) or "")
         lines, start = inspect.getsourcelines(cls)

@@ -224,8 +224,8 @@ MALFORMED = [
         "zones[0] (name: m).checks[1]",
         6,
         "unknown check `gradiant`; did you mean `gradient`? "
-        "(known checks: protected, gradient, checkpoint, data, config-docs, api-contract, "
-        "dl-lint, metrics, perf)",
+        "(known checks: protected, gradient, checkpoint, behaviour, data, config-docs, "
+        "api-contract, dl-lint, metrics, perf)",
     ),
     (
         "checks-as-string",
@@ -523,8 +523,8 @@ def test_error_in_a_merged_value_points_at_the_line_that_wrote_it() -> None:
     assert error.message.splitlines()[1:] == [
         "1 more problem:",
         "  .gradgate.yml:5 at `zones[1] (name: decoder).checks[0]`: unknown check `protectd`; "
-        "did you mean `protected`? (known checks: protected, gradient, checkpoint, data, "
-        "config-docs, api-contract, dl-lint, metrics, perf)",
+        "did you mean `protected`? (known checks: protected, gradient, checkpoint, behaviour, "
+        "data, config-docs, api-contract, dl-lint, metrics, perf)",
     ]
 
 

@@ -1,0 +1,173 @@
+"""The behaviour check's judgement, pure: base's and head's facts -> findings (no torch)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+from gradgate.checks.base import Severity
+from gradgate.checks.behaviour.compare import judge
+from gradgate.checks.behaviour.deleted import deletion_lines
+from gradgate.checks.behaviour.facts import VariantFacts, parse
+from gradgate.checks.behaviour.settings import BehaviourSettings
+from gradgate.checks.diff import LineSpan
+from gradgate.checks.errors import ModelError
+from gradgate.checks.model.lines import ClassSource, PullDiff
+
+ATTENTION = ClassSource("Attention", "model.py", 12, 10, 30)
+DIFF = PullDiff({"model.py": (LineSpan(20, 20),)})
+HOLDS: dict[str, Any] = {"holds": True}
+NOT_APPLICABLE: dict[str, Any] = {"holds": None, "why": "no-sequence-input"}
+FIRST = {"module": "blocks.0.attn", "call": 0, "diff": 0.5, "scale": 1.0}
+RANDOM = {"holds": False, "outputs": {"equal": False, "index": 0, "diff": 0.3, "scale": 1.0},
+          "first": FIRST}  # fmt: skip
+STATE = {"holds": False, "buffers": [{"name": "blocks.0.attn.count", "diff": 1.0, "scale": 1.0}]}
+
+
+def facts(*, same: dict[str, Any] | None = None, **invariants: dict[str, Any]) -> VariantFacts:
+    named = {"eval-random": HOLDS, "eval-state": HOLDS, "causality": NOT_APPLICABLE}
+    named.update({k.replace("_", "-"): v for k, v in invariants.items()})
+    return VariantFacts(None, named, same or {}, {"blocks.0.attn": ATTENTION})
+
+
+@pytest.mark.parametrize(
+    ("base", "head", "expected"),
+    [
+        (facts(), facts(eval_random=RANDOM), [("behaviour-eval-random", Severity.BLOCKING)]),
+        (facts(eval_random=RANDOM), facts(eval_random=RANDOM), []),  # random by design
+        (facts(), facts(eval_state=STATE), [("behaviour-eval-state", Severity.BLOCKING)]),
+        (facts(eval_state=STATE), facts(eval_state=STATE),
+         [("behaviour-eval-state", Severity.WARNING)]),
+        (facts(causality=HOLDS), facts(causality=RANDOM),
+         [("behaviour-causality", Severity.BLOCKING)]),
+        (facts(causality=RANDOM), facts(causality=RANDOM), []),  # not a sequence model
+        (facts(), facts(causality=RANDOM), []),  # not probed at base
+    ],
+    ids=["eval-random-breaks", "random-at-both", "eval-state-breaks", "eval-state-at-both",
+         "causality-breaks", "never-causal", "causality-new"],
+)  # fmt: skip
+def test_an_invariant_blocks_only_when_it_held_at_base(
+    base: VariantFacts, head: VariantFacts, expected: list[tuple[str, Severity]]
+) -> None:
+    found = judge([base], [head], DIFF)
+    assert [(f.kind, f.severity) for f in found] == expected
+    for finding in found:
+        assert (finding.file, finding.line) == ("model.py", 20)  # the line changed in its class
+        assert "`blocks.0.attn` (`Attention`)" in finding.message
+
+
+SAME = {
+    "compared": True,
+    "init": [],
+    "outputs": {"equal": True},
+    "first": None,
+    "loss": {"base": 1.5, "head": 1.5, "equal": True},
+    "gradients": {"equal": True, "differ": [], "count": 0},
+    "after": {"equal": True},
+    "buffers": [],
+}
+
+
+def same(**changes: Any) -> dict[str, Any]:
+    return {**SAME, **changes}
+
+
+@pytest.mark.parametrize(
+    ("head", "kind"),
+    [
+        (same(outputs={"equal": False, "index": 0, "diff": 2.0, "scale": 4.0}, first=FIRST,
+              loss={"base": 1.5, "head": 9.0, "equal": False}), "behaviour-output-changed"),
+        (same(loss={"base": 1.5, "head": 9.0, "equal": False},
+              gradients={"equal": False, "differ": [{"parameter": "blocks.0.attn.w"}]}),
+         "behaviour-loss-changed"),
+        (same(gradients={"equal": False, "count": 3, "differ": [
+            {"parameter": "blocks.0.attn.w", "diff": 0.1, "scale": 1.0}]}),
+         "behaviour-gradient-changed"),
+        (same(buffers=[{"name": "blocks.0.attn.running", "diff": 0.1, "scale": 1.0}]),
+         "behaviour-training-changed"),
+    ],
+    ids=["outputs", "loss", "gradients", "training"],
+)  # fmt: skip
+def test_same_weights_report_the_first_probe_that_differs_only(head: Any, kind: str) -> None:
+    (finding,) = judge([facts()], [facts(same=head)], DIFF)
+    assert (finding.kind, finding.severity) == (kind, Severity.BLOCKING)
+
+
+def test_a_changed_loss_names_both_values() -> None:
+    head = same(loss={"base": 1.5, "head": 9.0, "equal": False})
+    (finding,) = judge([facts()], [facts(same=head)], DIFF)
+    assert "9 at head and was 1.5 at base" in finding.message
+
+
+def test_an_init_change_warns_naming_the_tensors_and_both_statistics() -> None:
+    init = [{"name": "blocks.0.attn.w", "base": [0.0, 0.02], "head": [0.0, 0.05]}]
+    (finding,) = judge([facts()], [facts(same=same(init=init))], DIFF)
+    assert finding.severity is Severity.WARNING
+    assert "`blocks.0.attn.w` mean 0, std 0.02 at base, mean 0, std 0.05 at head" in finding.message
+
+
+def test_same_weight_findings_say_their_variant_and_unpaired_variants_are_notes() -> None:
+    base = [VariantFacts("flash", {}), VariantFacts("old", {})]
+    changed = same(outputs={"equal": False, "index": 0, "diff": 2.0, "scale": 4.0})
+    head = [VariantFacts("flash", {}, changed), VariantFacts("new", {})]
+    found = {(f.kind, f.severity, f.message.split(":")[0]) for f in judge(base, head, DIFF)}
+    assert found == {
+        ("behaviour-output-changed", Severity.BLOCKING, "In variant `flash`"),
+        ("behaviour-variant-unpaired", Severity.NOTE, "Variant `new` exists only at head"),
+        ("behaviour-variant-unpaired", Severity.NOTE, "Variant `old` exists only at base"),
+    }
+
+
+def test_a_pure_deletion_is_placed_at_the_head_line_now_in_its_place() -> None:
+    old = b"a\nb\nmask\nc\n"
+    assert deletion_lines(old, b"a\nb\nc\n") == (LineSpan(3, 3),)
+    assert deletion_lines(old, b"a\nb\nmask\n") == (LineSpan(3, 3),)  # at the end: the one before
+    assert deletion_lines(old, b"a\nB\nmask\nc\n") == ()  # a replacement is a changed line already
+
+
+def test_an_answer_of_another_shape_is_a_model_error() -> None:
+    with pytest.raises(ModelError, match="at head"):
+        parse({"problem": "x"}, revision="head")
+
+
+def test_a_blocking_finding_carries_the_allow_rule_that_accepts_it() -> None:
+    head = same(outputs={"equal": False, "index": 0, "diff": 2.0, "scale": 4.0}, first=FIRST)
+    (finding,) = judge([facts()], [facts(same=head)], DIFF)
+    assert finding.details_lang == "yaml"
+    assert finding.details is not None and "pattern: 'blocks.0.attn'" in finding.details
+    pasted = BehaviourSettings.model_validate(
+        yaml.safe_load(finding.details)["checks"]["behaviour"]
+    )
+    assert [rule.pattern for rule in pasted.allow] == ["blocks.0.attn"]
+    rules = [("blocks.*", "post-norm on purpose")]
+    (accepted,) = judge([facts()], [facts(same=head)], DIFF, rules)
+    assert accepted.severity is Severity.NOTE
+    assert accepted.message.endswith("Allowed by the config: post-norm on purpose")
+
+
+def test_the_loss_and_the_models_own_forward_have_names_to_allow() -> None:
+    loss = same(loss={"base": 1.5, "head": 9.0, "equal": False})
+    (finding,) = judge([facts()], [facts(same=loss)], DIFF, [("<model>", "no")])
+    assert finding.severity is Severity.BLOCKING and "'<loss>'" in str(finding.details)
+    (finding,) = judge([facts()], [facts(same=loss)], DIFF, [("<loss>", "sum on purpose")])
+    assert finding.severity is Severity.NOTE
+    root = same(outputs={"equal": False, "index": 0}, first={**FIRST, "module": ""})
+    (finding,) = judge([facts()], [facts(same=root)], DIFF, [("<model>", "on purpose")])
+    assert finding.severity is Severity.NOTE
+
+
+@pytest.mark.parametrize(
+    ("head", "severity"),
+    [
+        ({"compared": False, "why": "not-loaded", "missing": ["fc.weight"]}, Severity.NOTE),
+        ({"compared": False, "why": "too-large"}, Severity.NOTE),
+        ({"compared": False, "why": "raised", "error": "RuntimeError: shapes"}, Severity.WARNING),
+    ],
+    ids=["not-loaded", "too-large", "raised"],
+)
+def test_same_weights_not_compared_is_said_never_a_silent_pass(
+    head: dict[str, Any], severity: Severity
+) -> None:
+    (finding,) = judge([facts()], [facts(same=head)], DIFF)
+    assert (finding.kind, finding.severity) == ("behaviour-not-compared", severity)
