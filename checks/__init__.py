@@ -5,6 +5,7 @@ from __future__ import annotations
 from gradgate.checks.api_contract.check import ApiContractCheck
 from gradgate.checks.base import Check
 from gradgate.checks.checkpoint.check import CheckpointCheck
+from gradgate.checks.commands.check import CommandsCheck
 from gradgate.checks.config_docs.check import ConfigDocsCheck
 from gradgate.checks.data.check import DataCheck
 from gradgate.checks.dl_lint.check import DlLintCheck
@@ -25,6 +26,7 @@ REGISTRY: dict[str, Check] = {
         DlLintCheck(),
         MetricsCheck(),
         PerfCheck(),
+        CommandsCheck(),
     )
 }
 
