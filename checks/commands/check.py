@@ -20,6 +20,7 @@ from gradgate.checks.base import (
     CheckSettings,
     Finding,
     RevisionSource,
+    Severity,
     error_result,
     outcome_for,
     report_order,
@@ -29,7 +30,7 @@ from gradgate.checks.commands.findings import finding, not_run
 from gradgate.checks.commands.found import commands_at, shrink_for
 from gradgate.checks.commands.launch import NotRun, Plan, plan
 from gradgate.checks.commands.settings import CommandsSettings
-from gradgate.checks.commands.verdict import Kind, Ran, judge, needs, ran_from
+from gradgate.checks.commands.verdict import SEVERITY, Kind, Ran, judge, needs, ran_from
 from gradgate.checks.errors import CheckError, SandboxError
 from gradgate.checks.model.device import device_for
 from gradgate.checks.sandbox.for_check import run_user_code
@@ -50,7 +51,7 @@ class CommandsCheck:
         started = time.perf_counter()
         settings = settings_as(CommandsSettings, ctx.settings)
         try:
-            findings, ran = _check(ctx, settings)
+            findings, kinds = _check(ctx, settings)
         except (SandboxError, CheckError) as failed:
             return error_result(
                 self.name, str(failed), revision=getattr(failed, "revision", None),
@@ -60,14 +61,15 @@ class CommandsCheck:
         return CheckResult(
             check=self.name,
             outcome=outcome_for(ordered),
-            summary=_summary(ordered, ran),
+            summary=_summary(kinds),
             findings=ordered,
-            metrics={"commands": ran},
+            metrics={"commands": len(kinds), "started": kinds.count(Kind.PASSED)},
             duration_s=time.perf_counter() - started,
         )
 
 
-def _check(ctx: CheckContext, settings: CommandsSettings) -> tuple[list[Finding], int]:
+def _check(ctx: CheckContext, settings: CommandsSettings) -> tuple[list[Finding], list[Kind]]:
+    """The findings, and the verdict of each command that ran."""
     head_files = frozenset(ctx.source.list_files(ctx.head_sha))
     base_files = frozenset(ctx.source.list_files(ctx.base_sha))
     head = commands_at(_docs(ctx.source, ctx.head_sha, head_files, settings), head_files, settings)
@@ -77,7 +79,7 @@ def _check(ctx: CheckContext, settings: CommandsSettings) -> tuple[list[Finding]
     deadline = time.monotonic() + settings.timeout_s
     findings: list[Finding] = []
     wanted: set[str] = set()
-    ran = 0
+    kinds: list[Kind] = []
     with ExitStack() as stack:
         roots: dict[str, Path] = {}
 
@@ -99,12 +101,12 @@ def _check(ctx: CheckContext, settings: CommandsSettings) -> tuple[list[Finding]
                 findings.append(not_run(command, how.why))
                 continue
             run = _runner(ctx, settings, how, root, deadline)
-            ran += 1
             head_ran = run("head")
             base_ran = None
             if not head_ran.ok and command.text in at_base:
                 base_ran = run("base")
             kind = judge(head_ran, base_ran, files=head_files | base_files)
+            kinds.append(kind)
             if kind is Kind.PASSED:
                 continue
             missing = needs(head_ran, head_files | base_files)
@@ -115,7 +117,7 @@ def _check(ctx: CheckContext, settings: CommandsSettings) -> tuple[list[Finding]
                 finding(command, kind, plan=how, head=head_ran, base=base_ran, changed=changed,
                         limit_s=settings.command_timeout_s, wanted=missing)
             )  # fmt: skip
-    return findings, ran
+    return findings, kinds
 
 
 def _docs(
@@ -172,12 +174,13 @@ def _runner(
     return run
 
 
-def _summary(findings: tuple[Finding, ...], ran: int) -> str:
-    kinds = [f.kind for f in findings]
-    broke = sum(1 for k in kinds if k in (Kind.BROKE, Kind.TIMEOUT, Kind.ADDED_BROKEN))
+def _summary(kinds: list[Kind]) -> str:
+    broke = sum(1 for k in kinds if SEVERITY.get(k) is Severity.BLOCKING)
     if broke:
-        return f"{broke} of {ran} documented commands no longer start"
-    if not ran:
+        return f"{broke} of {len(kinds)} documented commands no longer start"
+    if not kinds:
         return "no documented command to run"
-    noted = len(findings)
-    return f"{ran} documented commands start" + (f" ({noted} noted)" if noted else "")
+    started = kinds.count(Kind.PASSED)
+    return f"{started} of {len(kinds)} documented commands start" + (
+        "" if started == len(kinds) else " (the others noted)"
+    )

@@ -80,7 +80,7 @@ def test_harmless_edits_pass_and_each_command_runs_once(tmp_path: Path) -> None:
 
     assert (result.outcome, result.findings) == (Outcome.PASS, ())
     assert result.metrics["commands"] == 2
-    assert result.summary == "2 documented commands start"
+    assert result.summary == "2 of 2 documented commands start"
 
 
 def test_data_the_repository_lacks_is_a_note_once_and_a_failure_at_both_a_note(
