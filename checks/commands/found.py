@@ -3,7 +3,8 @@
 A doc's shell blocks and inline code spans are read with config-docs' reading of commands
 (``config_docs.examples.commands.script_runs``), so both checks agree on what a command is.
 A command counts when it runs a script or `python -m` module the revision has, with `python`
-(any version), `torchrun`, or as `./script.py`; other launchers are left to their docs.
+(any version), `torchrun` (or `python -m torch.distributed.run`), `accelerate` or `deepspeed`
+(which ``launch`` reports as not run), or as `./script.py`.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ import posixpath
 import re
 import shlex
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gradgate.checks.commands.settings import CommandsSettings, Shrink
 from gradgate.checks.config_docs.claims.blocks import SHELL
 from gradgate.checks.config_docs.claims.markdown import parser
 from gradgate.checks.config_docs.examples.commands import ScriptRun, script_runs
 
-_LAUNCHERS = re.compile(r"^(?:python[\d.]*|torchrun)$")
+_LAUNCHERS = re.compile(r"^(?:python[\d.]*|torchrun|accelerate|deepspeed)$")
+# `python -m torch.distributed.run train.py` is torchrun by its module name.
+TORCHRUN_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
 _ENV_WORD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
 # What a reader types before the launcher that changes nothing for a one-step run.
 _PREFIXES = frozenset({"sudo", "nohup", "time", "exec", "env"})
@@ -87,6 +90,9 @@ def _command(doc: str | None, run: ScriptRun, files: frozenset[str]) -> Command 
     launcher = words[0] if words else ""
     if not (_LAUNCHERS.match(posixpath.basename(launcher)) or launcher.startswith("./")):
         return None
+    if run.module and run.script in TORCHRUN_MODULES:
+        script = next((w for w in run.rest if w.endswith(".py") and not w.startswith("-")), "")
+        run = replace(run, script=script, module=False)
     path = script_path(run.script, module=run.module, files=files)
     if path is None:
         return None

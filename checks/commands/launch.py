@@ -17,7 +17,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from gradgate.checks.commands.found import Command, leading_env
+from gradgate.checks.commands.found import TORCHRUN_MODULES, Command, leading_env
 from gradgate.checks.commands.settings import Shrink
 
 PYTHON = "{python}"  # the interpreter of the check, put in by the child
@@ -30,6 +30,7 @@ _REPLACED = frozenset(
      "--master_addr", "--master-addr", "--master_port", "--master-port", "--rdzv_endpoint",
      "--rdzv-endpoint", "--rdzv_backend", "--rdzv-backend", "--rdzv_id", "--rdzv-id"}
 )  # fmt: skip
+_TORCHRUN = frozenset((m,) for m in TORCHRUN_MODULES)
 _FLAGS = frozenset({"--standalone", "--no-python", "--no_python", "-m", "--module"})
 
 
@@ -52,6 +53,14 @@ def plan(
     """How ``command`` runs; ``script_text``: its script's source, to see its backend."""
     env, words = leading_env(command.words)
     env = {**QUIET, **env, **shrink.env}
+    launcher = posixpath.basename(words[0]) if words else ""
+    if launcher in ("accelerate", "deepspeed"):
+        return NotRun(
+            f"`{launcher}` launches are not run here, only `torchrun` ones (on {processes} CPU "
+            "processes); list the command as a `torchrun` or `python` one under `run:`"
+        )
+    if launcher.startswith("python") and words[1:2] == ("-m",) and words[2:3] in _TORCHRUN:
+        words = ("torchrun", *words[3:])
     argv = _python(words)
     workers = 1
     if argv is None:

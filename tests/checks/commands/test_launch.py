@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import shlex
 
-from gradgate.checks.commands.found import Command
+from gradgate.checks.commands.found import Command, commands_at
 from gradgate.checks.commands.launch import NotRun, Plan, plan
-from gradgate.checks.commands.settings import Shrink
+from gradgate.checks.commands.settings import CommandsSettings, Shrink
 
 
 def command(text: str, path: str = "train.py") -> Command:
@@ -64,3 +64,27 @@ def test_a_prepare_command_runs_under_the_check_s_python() -> None:
                processes=2, script_text="")  # fmt: skip
 
     assert isinstance(got, Plan) and got.prepare == ("{python}", "data/prep.py", "--n=10")
+
+
+def test_python_dash_m_torch_distributed_run_is_a_torchrun_launch() -> None:
+    readme = "```bash\npython -m torch.distributed.run --nproc_per_node=4 train.py\n```\n"
+    found = commands_at(
+        {"README.md": readme},
+        frozenset({"train.py"}),
+        CommandsSettings(),
+    )
+
+    [only] = found
+    got = plan(only, Shrink(), processes=2, script_text="")
+    assert isinstance(got, Plan) and got.processes == 2
+    assert got.argv[:6] == (
+        "{python}", "-m", "torch.distributed.run", "--standalone", "--nnodes=1",
+        "--nproc_per_node=2",
+    )  # fmt: skip
+
+
+def test_accelerate_and_deepspeed_launches_are_not_run_and_say_why() -> None:
+    got = plan(command("accelerate launch --num_processes 8 train.py"), Shrink(), processes=2,
+               script_text="")  # fmt: skip
+
+    assert isinstance(got, NotRun) and "`accelerate` launches are not run here" in got.why
