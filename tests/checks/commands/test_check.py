@@ -135,3 +135,21 @@ def test_a_command_that_hangs_at_head_blocks_naming_the_limit(tmp_path: Path) ->
     [found] = result.findings
     assert found.kind == "commands-timeout" and found.severity is Severity.BLOCKING
     assert "did not finish at head within `command_timeout_s` (3 s)" in found.message
+
+
+def test_a_config_the_readme_names_moved_by_the_pr_blocks_and_is_no_missing_data(
+    tmp_path: Path,
+) -> None:
+    readme = "```bash\npython train.py configs/small.yaml\n```\n"
+    train = "import sys\n\nwith open(sys.argv[1]) as config:\n    print(config.read())\n"
+
+    result = pull_request(
+        GitRepo(tmp_path),
+        {"README.md": readme, "train.py": train, "configs/small.yaml": "dim: 4\n"},
+        {"configs/small.yaml": None, "configs/model/small.yaml": "dim: 4\n"},
+    )
+
+    [found] = result.findings
+    assert (found.kind, found.file, found.line) == ("commands-broke", "train.py", 3)
+    assert "FileNotFoundError" in found.message
+    assert "a file this pull request did not change" in found.message
