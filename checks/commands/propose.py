@@ -78,7 +78,12 @@ def propose(
 ) -> list[Proposal]:
     """A proposal per documented command of the repository whose files are ``paths``."""
     files = frozenset(paths)
-    docs = {p: (read(p) or b"").decode("utf-8", "replace") for p in paths if _is_doc(p, settings)}
+    spec = GitIgnoreSpec.from_lines(settings.docs)
+    docs = {
+        p: (read(p) or b"").decode("utf-8", "replace")
+        for p in paths
+        if p.endswith(".md") and spec.match_file(p)
+    }
     reader = Reader(_Files(paths, read), frozenset())
     scripts = Scripts(reader, Snapshot("", files, frozenset(), (), (), ()))
     proposals = []
@@ -103,10 +108,6 @@ def as_settings(proposals: Sequence[Proposal]) -> Mapping[str, tuple[str, ...]]:
         if proposal.args and proposal.command.path not in found:
             found[proposal.command.path] = proposal.args
     return found
-
-
-def _is_doc(path: str, settings: CommandsSettings) -> bool:
-    return path.endswith(".md") and GitIgnoreSpec.from_lines(settings.docs).match_file(path)
 
 
 def _name(knob: str) -> str:
