@@ -117,6 +117,14 @@ REGISTRY: dict[str, Listed] = {
             runs_user_code=True,
         ),
         Listed("perf", "Step time", "perf", "PerfCheck", "PerfSettings", runs_user_code=True),
+        Listed(
+            "commands",
+            "Documented commands",
+            "commands",
+            "CommandsCheck",
+            "CommandsSettings",
+            runs_user_code=True,
+        ),
     )
 }
 

@@ -45,6 +45,8 @@ SLOW = (
     "tests/checks/checkpoint/test_blocks.py",
     "tests/checks/checkpoint/test_intended.py",
     "tests/checks/checkpoint/test_scenarios.py",
+    "tests/checks/commands/test_check.py",
+    "tests/checks/commands/test_scenarios.py",
     "tests/checks/data/test_check.py",
     "tests/checks/data/test_dataset.py::test_a_dataset_entrypoint_end_to_end",
     "tests/checks/data/test_torch_rng.py",
@@ -68,12 +70,15 @@ SLOW = (
     "tests/test_packaging.py::test_the_wheel_holds",
 )
 # ... but these few stay in the default run, so that it still runs the model checks end to end
-# in real sandboxed children: one gradient scenario, one checkpoint scenario, and one gate
-# running both checks in one child per revision, and one behaviour breakage.
+# in real sandboxed children: one gradient scenario, one checkpoint scenario, one gate
+# running both checks in one child per revision, one behaviour breakage, and one documented
+# command broken at head (plain Python, then a torch training script).
 KEPT = (
     "tests/checks/behaviour/test_scenarios.py::"
     "test_a_breakage_is_reported_at_the_line_that_changed[example-residual-dropped]",
     "tests/checks/checkpoint/test_scenarios.py::test_c1_",
+    "tests/checks/commands/test_check.py::test_a_script_that_breaks_at_head",
+    "tests/checks/commands/test_scenarios.py::test_a_planted_regression_blocks_at_its_line[pin-",
     "tests/checks/gradient/test_scenarios.py::test_g10_",
     "tests/checks/model/test_session.py::test_a_gate_starts_one_child_per_revision",
 )

@@ -9,7 +9,10 @@ shown commented out) and the sentence that says why each zone was proposed. Code
 `api-contract` (a changed signature breaks callers; a loss call can be swapped) and, where the
 repository has docs, `config-docs` (a code change can break a README the PR never touched),
 and `dl-lint` (the mistakes every DL team makes once, on the lines a PR adds);
-the model checks once there is a `model:` entry point (issue 19).
+the model checks once there is a `model:` entry point (issue 19). Where the docs show
+commands that run the repository's scripts, the docs zone requires `commands` too, and
+``checks.commands.propose`` proposes the overrides that make each tiny, read from its script's
+parser; the file says which commands it could not shrink (issue 40).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from gradgate.bot.config.survey import Survey, survey
 from gradgate.bot.templates import render_template
 from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckSettings
+from gradgate.checks.commands.propose import Proposal, as_settings, propose
+from gradgate.checks.commands.settings import CommandsSettings
 
 _LOOSE_YAML_LISTED = 10  # more loose YAML files than this: one glob per extension instead
 _SHOWN_CHECK = "protected"  # the check whose settings the starter file shows
@@ -58,9 +63,12 @@ def starter_config(
     fill in, named in the commented `model:` example."""
     found = survey(paths, read or _unread)
     owners = Owners.read(read or _unread)
+    proposals = propose(paths, read, CommandsSettings()) if read is not None else []
     return render_template(
         "starter.gradgate.yml.j2",
-        zones=_zones(found, owners, has_model=entrypoint is not None),
+        zones=_zones(found, owners, has_model=entrypoint is not None, commands=bool(proposals)),
+        overrides={_quoted(s): _quoted_list(a) for s, a in as_settings(proposals).items()},
+        unshrunk=[_unshrunk(p) for p in proposals if p.why],
         factory=entrypoint or (f"{factory_file}:build" if factory_file else _factory_hint(found)),
         factory_ready=entrypoint is not None,
         check=_SHOWN_CHECK,
@@ -81,7 +89,9 @@ def _factory_hint(found: Survey) -> str:
     return f"{module.replace('/', '.')}:build_model"
 
 
-def _zones(found: Survey, owners: Owners, *, has_model: bool) -> list[StarterZone]:
+def _zones(
+    found: Survey, owners: Owners, *, has_model: bool, commands: bool = False
+) -> list[StarterZone]:
     zones = []
     model = list(found.model) or _model_by_name(found.python)
     docs = _doc_patterns(found.docs)
@@ -91,6 +101,7 @@ def _zones(found: Survey, owners: Owners, *, has_model: bool) -> list[StarterZon
         "api-contract",
         "dl-lint",
         *(("config-docs",) if docs else ()),
+        *(("commands",) if commands else ()),
     )
     why: tuple[str | int, ...]
     if model:
@@ -117,7 +128,8 @@ def _zones(found: Survey, owners: Owners, *, has_model: bool) -> list[StarterZon
         patterns = [*_config_patterns(found.configs), *docs]
         patterns += cover(found.described, found.python, suffix=".py") if found.described else []
         described = (*found.configs, *found.docs, *found.described)
-        zones.append(_zone("config-docs", why, patterns, ("config-docs",), described, owners,
+        wanted = ("config-docs", "commands") if commands else ("config-docs",)
+        zones.append(_zone("config-docs", why, patterns, wanted, described, owners,
                            has_model))  # fmt: skip
     return zones
 
@@ -181,6 +193,15 @@ def _doc_patterns(docs: Sequence[str]) -> list[str]:
 
 def _quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)  # a JSON string is a YAML double-quoted scalar
+
+
+def _quoted_list(words: Sequence[str]) -> str:
+    return json.dumps(list(words), ensure_ascii=False)  # a JSON list is a YAML flow sequence
+
+
+def _unshrunk(proposal: Proposal) -> tuple[str, str, str]:
+    """(the command, where it is documented, why it was not shrunk) for the template."""
+    return proposal.command.text, proposal.command.place, proposal.why or ""
 
 
 def _settings(check: str) -> list[tuple[str, str | None, str]]:

@@ -225,7 +225,7 @@ MALFORMED = [
         6,
         "unknown check `gradiant`; did you mean `gradient`? "
         "(known checks: protected, gradient, checkpoint, behaviour, data, config-docs, "
-        "api-contract, dl-lint, metrics, perf)",
+        "api-contract, dl-lint, metrics, perf, commands)",
     ),
     (
         "checks-as-string",
@@ -524,7 +524,7 @@ def test_error_in_a_merged_value_points_at_the_line_that_wrote_it() -> None:
         "1 more problem:",
         "  .gradgate.yml:5 at `zones[1] (name: decoder).checks[0]`: unknown check `protectd`; "
         "did you mean `protected`? (known checks: protected, gradient, checkpoint, behaviour, "
-        "data, config-docs, api-contract, dl-lint, metrics, perf)",
+        "data, config-docs, api-contract, dl-lint, metrics, perf, commands)",
     ]
 
 

@@ -226,6 +226,7 @@ def test_only_runs_the_named_check(project: GitRepo, capsys: pytest.CaptureFixtu
         "dl-lint": "skipped",
         "metrics": "skipped",
         "perf": "skipped",
+        "commands": "skipped",
     }
     assert code == 0
 

@@ -294,6 +294,7 @@ def test_json_report_lists_every_check_with_its_outcome() -> None:
         "dl-lint": "skipped",
         "metrics": "skipped",
         "perf": "skipped",
+        "commands": "skipped",
     }
     finding = data["checks"][0]["findings"][0]
     assert (finding["file"], finding["line"], finding["severity"]) == (
