@@ -95,7 +95,7 @@ def test_checkpoint_findings_and_their_rules_take_odd_keys(odd: str) -> None:
         dtypes={f"{odd}.scale": ("float32", "bfloat16")},
         errors=(),
     )
-    found = checkpoint_findings(
+    found, _ = checkpoint_findings(
         judgement, label=f"`ckpt/{odd}.pt`", file=f"ckpt/{odd}.pt", rules=(), verified=None,
         dtype_severity=Severity.WARNING,
     )  # fmt: skip
