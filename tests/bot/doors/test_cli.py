@@ -220,6 +220,7 @@ def test_only_runs_the_named_check(project: GitRepo, capsys: pytest.CaptureFixtu
         "protected": "pass",
         "gradient": "skipped",
         "checkpoint": "skipped",
+        "behaviour": "skipped",
         "data": "skipped",
         "config-docs": "skipped",
         "api-contract": "skipped",

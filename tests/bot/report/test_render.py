@@ -288,6 +288,7 @@ def test_json_report_lists_every_check_with_its_outcome() -> None:
         "protected": "fail",
         "gradient": "unavailable",
         "checkpoint": "skipped",
+        "behaviour": "skipped",
         "data": "skipped",
         "config-docs": "skipped",
         "api-contract": "skipped",
