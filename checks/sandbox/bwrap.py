@@ -40,6 +40,10 @@ CAPPED_HOME = TMP / ".gradgate-home"  # with a disk cap: HOME on /tmp's tmpfs
 NAMESPACES = (
     "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
 )  # fmt: skip
+# The UTS namespace's name. The host's own may resolve only through the host's DNS, which a
+# child without the network cannot reach: torchrun gives its workers socket.getfqdn() as the
+# address of their rendezvous store, and `localhost` is in every /etc/hosts.
+HOSTNAME = "localhost"
 SYSTEM_BINDS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
 ETC = (
     "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "passwd", "group",
@@ -101,7 +105,7 @@ def command(
     nodes to pass through (/dev/nvidia*); with them, all of /sys is shown, read-only.
     ``disk_bytes``: the disk cap; None: the run's folders on the host's disk, uncapped.
     """
-    out = [bwrap, *NAMESPACES]
+    out = [bwrap, *NAMESPACES, "--hostname", HOSTNAME]
     if network:
         out.append("--share-net")
     if version >= DISABLE_USERNS:

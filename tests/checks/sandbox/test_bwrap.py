@@ -171,6 +171,12 @@ def run_on(target: str, **options: object) -> object:
     return run_in_sandbox(f"userpkg.behaviours:{target}", root=ROOT, limits=LIMITS, **options)  # type: ignore[arg-type]
 
 
+def test_without_the_network_the_child_still_resolves_its_own_name(bubblewrap: str) -> None:
+    # A host whose name only its DNS knows: torchrun would hand its workers that name for their
+    # store and they would wait for it until the timeout.
+    assert run_on("resolves_its_own_name", sandbox="require") == ["localhost", "127.0.0.1"]
+
+
 def test_a_folder_the_check_shows_is_read_only_and_one_it_does_not_show_is_not_seen(
     tmp_path: Path, bubblewrap: str
 ) -> None:

@@ -35,6 +35,14 @@ def report_environment() -> dict[str, object]:
     }
 
 
+def resolves_its_own_name() -> list[object]:
+    """What torchrun does to address its workers' rendezvous store: the host's own name."""
+    import socket
+
+    name = socket.getfqdn()
+    return [name, socket.getaddrinfo(name, 0)[0][4][0]]
+
+
 def _check_shapes(rows: int) -> None:
     raise ValueError(f"expected 4 rows, got {rows}")
 
