@@ -1,8 +1,9 @@
 """The bubblewrap command line for one run (pure): what the child may see, and nothing more.
 
-Inside, the child has its own user, PID, IPC, UTS and cgroup namespaces (and network, unless
-the check allows it); all capabilities are dropped, even for root; it dies with its parent, and
-when its first process exits the kernel kills everything it started. It sees:
+Inside, the child has its own user, PID, IPC, UTS (host name `localhost`) and cgroup
+namespaces (and network, unless the check allows it); all capabilities are dropped, even for
+root; it dies with its parent, and when its first process exits the kernel kills everything it
+started. It sees:
 
     /usr, /bin, /lib*, /sbin      the system, read-only
     /etc/<a few files>            what Python, DNS and TLS need; not shadow, not ssh keys
