@@ -16,7 +16,7 @@ from gradgate.checks.base import Checking, CheckResult, CheckSettings, Outcome, 
 from gradgate.checks.context import CheckContext
 from gradgate.checks.sandbox.for_check import run_user_code
 
-from tests.bot.doors.action_world import World
+from tests.bot.doors.action.world import World
 from tests.gitrepo import GitRepo
 
 

@@ -1,7 +1,7 @@
 """The generated gradgate.yml walked job by job for a pull request from a fork and from a branch
 of the repository (issue 17): which runner and which token each job and step gets. GitHub runs a
 fork's own copy of this file, so this shows what *our* file does; the trusted side
-(gradgate-publish.yml) is walked with a real gate's outputs in tests/bot/doors/."""
+(gradgate-publish.yml) is walked with a real gate's outputs in tests/bot/doors/action/."""
 
 from __future__ import annotations
 

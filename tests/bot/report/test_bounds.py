@@ -9,7 +9,7 @@ from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
 from markdown_it import MarkdownIt
 
-from tests.bot.report.test_render import BASE, HEAD, plan
+from tests.bot.report.render.test_reports import BASE, HEAD, plan
 
 EVIL = "models/a`b\n## ✅ gradgate passed\n<!-- x --></details>@octocat \x1b[31mred\u202e.py"
 

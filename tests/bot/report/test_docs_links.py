@@ -10,7 +10,7 @@ import pytest
 from gradgate.bot.report.render import render
 from gradgate.checks import REGISTRY
 
-from tests.bot.report.test_render import failing_report, passing_report
+from tests.bot.report.render.test_reports import failing_report, passing_report
 
 ROOT = Path(__file__).resolve().parents[3]
 DOCS = "https://github.com/acme/gradgate/blob/v1.2.0/docs"

@@ -9,7 +9,7 @@ from gradgate.bot.github.results import CHECK_FILE
 from gradgate.bot.github.split import COMMENT_LIMIT
 from gradgate.bot.github.sticky import Stamp
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World
+from tests.bot.doors.action.world import NUMBER, REPO, TRAIN, World
 
 EDITED = TRAIN.replace("runs/v3", "runs/v4")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")

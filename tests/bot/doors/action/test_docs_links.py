@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World
+from tests.bot.doors.action.world import NUMBER, REPO, TRAIN, World
 
 EDITED = TRAIN.replace("runs/v3", "runs/v4")  # a `# NO_REFAC` line: a `protected` finding
 REF = "0123456789abcdef" * 2 + "01234567"

@@ -1,6 +1,6 @@
 """The fan-out: `plan` and `check` stages with no token, then `publish` from the same
 pull_request run. The trusted side (`workflow_run`, gradgate-publish.yml) is in
-test_action_trust.py."""
+action/test_trust.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gradgate.bot.github.results import CHECK_FILE, PLAN_FILE
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World, read_json
+from tests.bot.doors.action.world import NUMBER, REPO, TRAIN, World, read_json
 from tests.fakegithub import payloads
 
 EDITED = TRAIN.replace("runs/v3", "runs/v4")

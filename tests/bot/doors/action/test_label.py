@@ -12,8 +12,7 @@ import pytest
 import yaml
 from gradgate.bot.github.workflows import workflows
 
-from tests.bot.doors.action_world import NUMBER, REPO, World
-from tests.bot.doors.trust_world import (
+from tests.bot.doors.action.trust_world import (
     ACTION,
     FORK,
     WAITING,
@@ -25,6 +24,7 @@ from tests.bot.doors.trust_world import (
     waiting_fork,
     walk_publish,
 )  # fmt: skip
+from tests.bot.doors.action.world import NUMBER, REPO, World
 from tests.fakegithub import payloads
 
 

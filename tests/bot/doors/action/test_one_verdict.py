@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from gradgate.bot.github.results import PLAN_FILE
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World, read_json
-from tests.bot.doors.trust_world import FORK, fork, fork_run, gate_and_publish
+from tests.bot.doors.action.trust_world import FORK, fork, fork_run, gate_and_publish
+from tests.bot.doors.action.world import NUMBER, REPO, TRAIN, World, read_json
 from tests.fakegithub import payloads
 
 PAGES = 8

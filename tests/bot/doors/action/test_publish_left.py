@@ -3,12 +3,12 @@ head's checks as they are, and publishing concludes gradgate's own check runs le
 
 from __future__ import annotations
 
-from tests.bot.doors.action_world import REPO, World
-from tests.bot.doors.trust_world import (
+from tests.bot.doors.action.trust_world import (
     fork_run,
     gate_and_publish,
     run_event,
 )  # fmt: skip
+from tests.bot.doors.action.world import REPO, World
 
 # -- issue 18: a publish run with nothing to publish, and check runs left in progress ----------
 

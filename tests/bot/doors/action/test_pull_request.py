@@ -9,7 +9,7 @@ import pytest
 from gradgate.bot.github.sticky import Stamp
 from gradgate.checks import REGISTRY
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World
+from tests.bot.doors.action.world import NUMBER, REPO, TRAIN, World
 
 EDITED = TRAIN.replace("runs/v3", "runs/v4")
 

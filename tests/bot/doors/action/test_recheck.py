@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bot.doors.action_world import NUMBER, REPO, World
+from tests.bot.doors.action.world import NUMBER, REPO, World
 from tests.fakegithub import BOT
 from tests.fakegithub.state import Run
 

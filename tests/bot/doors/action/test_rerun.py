@@ -16,8 +16,7 @@ import pytest
 from gradgate.bot.github.client import Connection, GitHubClient
 from gradgate.bot.github.ports import Status
 
-from tests.bot.doors.action_world import NUMBER, REPO, World
-from tests.bot.doors.trust_world import (
+from tests.bot.doors.action.trust_world import (
     FORK,
     WAITING,
     approval,
@@ -28,6 +27,7 @@ from tests.bot.doors.trust_world import (
     run_trusted,
     waiting_fork,
 )  # fmt: skip
+from tests.bot.doors.action.world import NUMBER, REPO, World
 from tests.fakegithub import payloads
 
 

@@ -9,7 +9,7 @@ import pytest
 from gradgate.bot.github.results import PLAN_FILE
 from gradgate.bot.github.review import REVIEW_MARKER
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World, read_json
+from tests.bot.doors.action.world import NUMBER, REPO, TRAIN, World, read_json
 from tests.fakegithub import BOT
 from tests.fakegithub.diffs import commentable
 

@@ -9,8 +9,7 @@ import shutil
 import pytest
 from gradgate.bot.github.results import CHECK_FILE, PLAN_FILE
 
-from tests.bot.doors.action_world import NUMBER, REPO, World, read_json
-from tests.bot.doors.trust_world import (
+from tests.bot.doors.action.trust_world import (
     CODE_POLICY,
     EDITED,
     FORK,
@@ -27,6 +26,7 @@ from tests.bot.doors.trust_world import (
     use_code_policy,
     waiting_fork,
 )  # fmt: skip
+from tests.bot.doors.action.world import NUMBER, REPO, World, read_json
 from tests.fakegithub import BOT, payloads
 
 # -- the attacks of issue 17 -------------------------------------------------------------------

@@ -4,8 +4,7 @@ which runner, token and checkout each job gets for a fork's pull request, before
 
 from __future__ import annotations
 
-from tests.bot.doors.action_world import World
-from tests.bot.doors.trust_world import (
+from tests.bot.doors.action.trust_world import (
     ACTION,
     approval,
     fork,
@@ -14,6 +13,7 @@ from tests.bot.doors.trust_world import (
     waiting_fork,
     walk_publish,
 )  # fmt: skip
+from tests.bot.doors.action.world import World
 
 # -- gradgate-publish.yml walked job by job, with a real gate's outputs ------------------------
 

@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 from gradgate.bot.github.workflows import workflows
 
-from tests.bot.doors.action_world import NUMBER, REPO, TRAIN, World
+from tests.bot.doors.action.world import NUMBER, REPO, TRAIN, World
 from tests.bot.github.workflow_walk import JobRun, walk
 from tests.fakegithub import payloads
 

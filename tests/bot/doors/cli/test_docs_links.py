@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from gradgate.bot.doors.cli.output import docs_url
 
-from tests.bot.doors.test_cli import gate, project  # noqa: F401 (a fixture)
+from tests.bot.doors.cli.test_commands import gate, project  # noqa: F401 (a fixture)
 from tests.gitrepo import GitRepo
 
 DOCS = "https://github.com/acme/gradgate/tree/main/docs"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bot.doors.test_cli_first_run import more_epochs, on_pr
+from tests.bot.doors.cli.test_first_run import more_epochs, on_pr
 from tests.gitrepo import GitRepo
 
 
