@@ -23,6 +23,7 @@ zones:
 """
 
 TRAIN = 'RUNS = "runs/v3"  # NO_REFAC\nEPOCHS = 3\n'
+EDITED = TRAIN.replace("runs/v3", "runs/v4")  # the protected line, edited
 
 
 @pytest.fixture
@@ -41,24 +42,61 @@ def gate(repo: GitRepo, *args: str, capsys: pytest.CaptureFixture[str]) -> tuple
     return code, out, err
 
 
-def test_untouched_protected_line_passes_with_exit_0(
-    project: GitRepo, capsys: pytest.CaptureFixture[str]
-) -> None:
-    project.write("train.py", TRAIN.replace("EPOCHS = 3", "EPOCHS = 5"))
-    project.commit("more epochs")
-    code, out, _ = gate(project, capsys=capsys)
-    assert code == 0, out
-    assert "gradgate passed" in out
+# A pull request (its files at base on main, then at head on `pr`), `check`'s other arguments,
+# and what the user is told: the exit code, and words the report holds.
+BASE = {".gradgate.yml": POLICY, "train.py": TRAIN}
+TOLD = {
+    "an-untouched-protected-line-passes-with-exit-0": (
+        BASE, {"train.py": TRAIN.replace("EPOCHS = 3", "EPOCHS = 5")}, (), 0, ["gradgate passed"]
+    ),
+    "an-edited-protected-line-fails-with-exit-1-naming-file-and-line": (
+        BASE, {"train.py": EDITED}, (), 1, ["train.py:1", "NO_REFAC"]
+    ),
+    "a-pr-cannot-loosen-its-own-gate": (
+        BASE,
+        {".gradgate.yml": POLICY + "checks:\n  protected:\n    markers: [NOTHING]\n",
+         "train.py": EDITED},
+        (), 1, ["takes effect after merge"],
+    ),
+    "the-pr-that-adopts-gradgate-is-gated-by-its-own-config": (
+        {"train.py": TRAIN}, {".gradgate.yml": POLICY}, (), 0,
+        ["policy came from the change itself"],
+    ),
+    "the-adopting-pr-cannot-switch-protection-off-for-itself": (
+        {"train.py": TRAIN},
+        {".gradgate.yml": "always: []\nchecks:\n  protected:\n    markers: [NOTHING]\n",
+         "train.py": EDITED},
+        (), 1,
+        ["train.py:1", "NO_REFAC",
+         "the built-in `always: [protected]` and its markers still apply"],
+    ),
+    "a-bad-config-at-base-is-exit-2-naming-key-and-line": (
+        {".gradgate.yml": "zones:\n  - name: m\n    pathz: [x]\n"}, {"a.py": "x = 1\n"}, (), 2,
+        [".gradgate.yml at base", ":3:", "pathz"],
+    ),
+    "only-a-check-the-change-does-not-require-is-an-error-with-advice": (
+        BASE, {"train.py": EDITED}, ("--only", "gradient"), 2,
+        ["gradgate could not decide", "--only `gradient`: this change does not require it",
+         "gradgate plan"],
+    ),
+}  # fmt: skip
 
 
-def test_edited_protected_line_fails_with_exit_1_and_names_file_and_line(
-    project: GitRepo, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(("base", "head", "args", "code", "words"), TOLD.values(), ids=TOLD)
+def test_a_pull_request_gets_its_exit_code_and_words(
+    repo: GitRepo,
+    capsys: pytest.CaptureFixture[str],
+    base: dict[str, str],
+    head: dict[str, str],
+    args: tuple[str, ...],
+    code: int,
+    words: list[str],
 ) -> None:
-    project.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
-    project.commit("move runs")
-    code, out, _ = gate(project, capsys=capsys)
-    assert code == 1
-    assert "train.py:1" in out and "NO_REFAC" in out
+    repo.pull_request(base, head)
+    got, out, _ = gate(repo, *args, capsys=capsys)
+    assert got == code, out
+    for said in words:
+        assert said in out
 
 
 def test_json_format_is_machine_readable(
@@ -70,45 +108,6 @@ def test_json_format_is_machine_readable(
     data = json.loads(out)
     assert (code, data["verdict"]) == (1, "failure")
     assert data["head_sha"] == project.git("rev-parse", "pr")
-
-
-def test_a_pr_cannot_loosen_its_own_gate(
-    project: GitRepo, capsys: pytest.CaptureFixture[str]
-) -> None:
-    project.write(".gradgate.yml", POLICY + "checks:\n  protected:\n    markers: [NOTHING]\n")
-    project.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
-    project.commit("loosen and edit")
-    code, out, _ = gate(project, capsys=capsys)
-    assert code == 1
-    assert "takes effect after merge" in out
-
-
-def test_the_pr_that_adopts_gradgate_is_gated_by_its_own_config(
-    repo: GitRepo, capsys: pytest.CaptureFixture[str]
-) -> None:
-    repo.write("train.py", TRAIN)
-    repo.commit("base without gradgate")
-    repo.branch("pr")
-    repo.write(".gradgate.yml", POLICY)
-    repo.commit("adopt gradgate")
-    code, out, _ = gate(repo, capsys=capsys)
-    assert code == 0
-    assert "policy came from the change itself" in out
-
-
-def test_the_adopting_pr_cannot_switch_protection_off_for_itself(
-    repo: GitRepo, capsys: pytest.CaptureFixture[str]
-) -> None:
-    repo.write("train.py", TRAIN)
-    repo.commit("base without gradgate")
-    repo.branch("pr")
-    repo.write(".gradgate.yml", "always: []\nchecks:\n  protected:\n    markers: [NOTHING]\n")
-    repo.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
-    repo.commit("adopt gradgate, switch it off, edit a protected line")
-    code, out, _ = gate(repo, capsys=capsys)
-    assert code == 1, out
-    assert "train.py:1" in out and "NO_REFAC" in out
-    assert "the built-in `always: [protected]` and its markers still apply" in out
 
 
 def test_a_config_that_is_a_symlink_in_git_is_refused(
@@ -189,19 +188,6 @@ def test_config_outside_the_repo_is_used_with_config_flag(
     assert code == 1, out
 
 
-def test_bad_config_at_base_is_exit_2_naming_key_and_line(
-    repo: GitRepo, capsys: pytest.CaptureFixture[str]
-) -> None:
-    repo.write(".gradgate.yml", "zones:\n  - name: m\n    pathz: [x]\n")
-    repo.commit("bad policy")
-    repo.branch("pr")
-    repo.write("a.py", "x = 1\n")
-    repo.commit("change")
-    code, out, _ = gate(repo, capsys=capsys)
-    assert code == 2
-    assert ".gradgate.yml at base" in out and ":3:" in out and "pathz" in out
-
-
 def test_unknown_revision_is_exit_2_with_a_message_not_a_traceback(
     project: GitRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -230,18 +216,6 @@ def test_only_runs_the_named_check(project: GitRepo, capsys: pytest.CaptureFixtu
         "commands": "skipped",
     }
     assert code == 0
-
-
-def test_only_a_check_the_change_does_not_require_is_an_error_with_advice(
-    project: GitRepo, capsys: pytest.CaptureFixture[str]
-) -> None:
-    project.write("train.py", TRAIN.replace("runs/v3", "runs/v4"))
-    project.commit("move runs")
-    code, out, _ = gate(project, "--only", "gradient", capsys=capsys)
-    assert code == 2
-    assert "gradgate could not decide" in out
-    assert "--only `gradient`: this change does not require it" in out
-    assert "gradgate plan" in out
 
 
 def test_default_base_that_is_the_head_itself_is_an_error_with_advice(
