@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+from gradgate.bot.git.repository import GitRepository
+from gradgate.checks.base import CheckSettings
+from gradgate.checks.context import CheckContext
 
 _ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
@@ -83,3 +89,28 @@ class GitRepo:
         if then is not None:
             then()
         return base_sha, self.commit("pr")
+
+    @contextmanager
+    def pull_request_context(
+        self,
+        base: Mapping[str, str | bytes],
+        head: Mapping[str, str | bytes | None],
+        settings: CheckSettings,
+        *,
+        moves: tuple[tuple[str, str], ...] = (),
+        then: Callable[[], None] | None = None,
+        **fields: Any,
+    ) -> Iterator[CheckContext]:
+        """The pull request ``pull_request`` builds, as a check is handed it: its changes read by
+        gradgate's own git reader (open while the block runs), ``settings``, and ``fields``, the
+        context's other fields (zones, python...)."""
+        base_sha, head_sha = self.pull_request(base, head, moves=moves, then=then)
+        with GitRepository(self.root) as git:
+            yield CheckContext(
+                base_sha=base_sha,
+                head_sha=head_sha,
+                changes=git.changes(base_sha, head_sha),
+                source=git,
+                settings=settings,
+                **fields,
+            )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from gradgate.bot.git.repository import GitRepository
@@ -69,19 +70,12 @@ def pull_request(
 ) -> CheckResult:
     """Commit ``base`` on main, then on a branch apply ``moves`` and ``head`` (None deletes).
     ``zone``: the paths of a zone that requires the check (only the changed ones count)."""
-    base_sha, head_sha = repo.pull_request(base, head, moves=moves)
-    with GitRepository(repo.root) as git:
-        changes = git.changes(base_sha, head_sha)
-        changed = {p for c in changes for p in c.paths}
-        ctx = CheckContext(
-            base_sha=base_sha,
-            head_sha=head_sha,
-            changes=changes,
-            source=git,
-            settings=settings or ApiContractSettings(),
-            zones={"losses": tuple(p for p in zone if p in changed)},
-        )
-        return ApiContractCheck().run(ctx)
+    with repo.pull_request_context(
+        base, head, settings or ApiContractSettings(), moves=moves
+    ) as ctx:
+        changed = {p for c in ctx.changes for p in c.paths}
+        zones = {"losses": tuple(p for p in zone if p in changed)}
+        return ApiContractCheck().run(replace(ctx, zones=zones))
 
 
 def kinds(result: CheckResult) -> list[tuple[str, str]]:

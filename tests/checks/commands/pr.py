@@ -5,11 +5,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 
-from gradgate.bot.git.repository import GitRepository
 from gradgate.checks.base import CheckResult
 from gradgate.checks.commands.check import CommandsCheck
 from gradgate.checks.commands.settings import CommandsSettings
-from gradgate.checks.context import CheckContext
 
 from tests.gitrepo import GitRepo
 
@@ -21,23 +19,6 @@ def pull_request(
     settings: CommandsSettings | None = None,
 ) -> CheckResult:
     """Commit ``base`` on main, then ``head`` on a branch (None deletes); check the PR."""
-    for path, text in base.items():
-        repo.write(path, text)
-    base_sha = repo.commit("base")
-    repo.branch("pr")
-    for path, content in head.items():
-        if content is None:
-            repo.remove(path)
-        else:
-            repo.write(path, content)
-    head_sha = repo.commit("pr")
-    with GitRepository(repo.root) as git:
-        ctx = CheckContext(
-            base_sha=base_sha,
-            head_sha=head_sha,
-            changes=git.changes(base_sha, head_sha),
-            source=git,
-            settings=settings or CommandsSettings(timeout_s=120.0, memory_mb=2048),
-            python=sys.executable,
-        )
+    settings = settings or CommandsSettings(timeout_s=120.0, memory_mb=2048)
+    with repo.pull_request_context(base, head, settings, python=sys.executable) as ctx:
         return CommandsCheck().run(ctx)

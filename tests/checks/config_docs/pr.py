@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gradgate.bot.git.repository import GitRepository
 from gradgate.checks.base import CheckResult, Finding, Severity
 from gradgate.checks.config_docs.check import ConfigDocsCheck
 from gradgate.checks.config_docs.settings import ConfigDocsSettings
-from gradgate.checks.context import CheckContext
 
 from tests.gitrepo import GitRepo
 
@@ -22,15 +20,8 @@ def pull_request(
     settings: ConfigDocsSettings | None = None,
 ) -> CheckResult:
     """Commit ``base`` on main, then on a branch apply ``moves`` and ``head`` (None deletes)."""
-    base_sha, head_sha = repo.pull_request(base, head, moves=moves)
-    with GitRepository(repo.root) as git:
-        ctx = CheckContext(
-            base_sha=base_sha,
-            head_sha=head_sha,
-            changes=git.changes(base_sha, head_sha),
-            source=git,
-            settings=settings or ConfigDocsSettings(),
-        )
+    settings = settings or ConfigDocsSettings()
+    with repo.pull_request_context(base, head, settings, moves=moves) as ctx:
         return ConfigDocsCheck().run(ctx)
 
 

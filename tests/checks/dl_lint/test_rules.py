@@ -4,11 +4,10 @@ already at base, and honours `checks.dl-lint.rules` (`# gradgate: ignore[RULE]`:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 import pytest
-from gradgate.bot.git.repository import GitRepository
 from gradgate.checks.base import CheckResult, Outcome, Severity
-from gradgate.checks.context import CheckContext
 from gradgate.checks.dl_lint.check import DlLintCheck
 from gradgate.checks.dl_lint.settings import DlLintSettings, RuleSetting
 
@@ -23,20 +22,12 @@ def pull_request(
     settings: DlLintSettings | None = None,
     checkpoint_zone: bool = False,
 ) -> CheckResult:
-    base_sha, head_sha = repo.pull_request(base, head)
-    with GitRepository(repo.root) as git:
-        changes = git.changes(base_sha, head_sha)
-        changed = tuple(p for c in changes for p in c.paths)
-        ctx = CheckContext(
-            base_sha=base_sha,
-            head_sha=head_sha,
-            changes=changes,
-            source=git,
-            settings=settings or DlLintSettings(),
-            zones={"training": changed},
-            paths_requiring={"checkpoint": frozenset(changed)} if checkpoint_zone else {},
+    with repo.pull_request_context(base, head, settings or DlLintSettings()) as ctx:
+        changed = tuple(p for c in ctx.changes for p in c.paths)
+        requiring = {"checkpoint": frozenset(changed)} if checkpoint_zone else {}
+        return DlLintCheck().run(
+            replace(ctx, zones={"training": changed}, paths_requiring=requiring)
         )
-        return DlLintCheck().run(ctx)
 
 
 def flagged(result: CheckResult) -> list[tuple[str, str, int | None]]:

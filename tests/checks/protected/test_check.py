@@ -6,9 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 import pytest
-from gradgate.bot.git.repository import GitRepository
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
-from gradgate.checks.context import CheckContext
 from gradgate.checks.protected.check import ProtectedCheck
 from gradgate.checks.protected.settings import ProtectedSettings
 
@@ -30,21 +28,11 @@ def pull_request(
 ) -> CheckResult:
     """Commit ``base`` on main, then on a branch apply ``moves`` and ``head`` (None deletes),
     and ``then``. ``binary_from_git=False``/``all_binary=True``: as if git had said otherwise."""
-    base_sha, head_sha = repo.pull_request(base, head, moves=moves, then=then)
     settings = ProtectedSettings() if markers is None else ProtectedSettings(markers=markers)
-    with GitRepository(repo.root) as git:
-        changes = git.changes(base_sha, head_sha)
+    zoned = {"zones": zones or {}, "zone_owners": zone_owners or {}}
+    with repo.pull_request_context(base, head, settings, moves=moves, then=then, **zoned) as ctx:
         if not binary_from_git or all_binary:  # the check must decide from the bytes
-            changes = tuple(replace(c, binary=all_binary) for c in changes)
-        ctx = CheckContext(
-            base_sha=base_sha,
-            head_sha=head_sha,
-            changes=changes,
-            source=git,
-            settings=settings,
-            zones=zones or {},
-            zone_owners=zone_owners or {},
-        )
+            ctx = replace(ctx, changes=tuple(replace(c, binary=all_binary) for c in ctx.changes))
         return ProtectedCheck().run(ctx)
 
 
