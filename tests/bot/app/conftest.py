@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -13,7 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -22,6 +23,12 @@ from gradgate.bot.app.queue import Queues
 from gradgate.bot.app.server import create_app
 from gradgate.bot.app.settings import AppSettings
 from gradgate.bot.app.signature import sign
+
+from tests.fakegithub import FakeGitHub
+from tests.gitrepo import GitRepo
+
+if TYPE_CHECKING:  # world.py builds on this file's rig: imported where the fixtures run
+    from tests.bot.app.world import AppWorld
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "github"
 SECRET = b"test-webhook-secret-0123456789"
@@ -102,8 +109,18 @@ class LiveServer:
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> AppSettings:
-    return AppSettings(data_dir=tmp_path / "data", webhook_secret=SECRET, lease_s=2.0)
+def settings(tmp_path: Path, request: pytest.FixtureRequest) -> AppSettings:
+    """The App's settings. A test changes some with
+    `@pytest.mark.parametrize("settings", [{"lease_s": 1.0}], indirect=True)`; a `redis_url` of
+    True stands for the suite's real redis-server, emptied for the test."""
+    changes = dict(getattr(request, "param", {}))
+    if changes.get("redis_url") is True:
+        import redis
+
+        changes["redis_url"] = request.getfixturevalue("redis_url")
+        redis.Redis.from_url(changes["redis_url"]).flushdb()
+    made = AppSettings(data_dir=tmp_path / "data", webhook_secret=SECRET, lease_s=2.0)
+    return dataclasses.replace(made, **changes)
 
 
 @pytest.fixture
@@ -143,3 +160,36 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 Deliver = Callable[..., httpx.Response]
+
+
+@pytest.fixture
+def policy() -> str:
+    """The base's `.gradgate.yml` in ``world``: world.py's POLICY, unless a test file overrides
+    this fixture (or a test parametrises ``policy``)."""
+    from tests.bot.app.world import POLICY
+
+    return POLICY
+
+
+@pytest.fixture
+def world(
+    repo: GitRepo, github: FakeGitHub, settings: AppSettings, policy: str
+) -> Iterator[AppWorld]:
+    """A pull request on the fake GitHub and the App serving it (tests/bot/app/world.py), its
+    workers and server stopped after the test. A test file that needs another App set-up
+    overrides ``settings``; another config, ``policy``."""
+    from tests.bot.app.world import make_world
+
+    made = make_world(repo, github, settings, policy=policy)
+    yield made
+    made.stop()
+    made.live.stop()
+
+
+@pytest.fixture
+def fork_world(world: AppWorld) -> AppWorld:
+    """``world`` whose pull request comes from a fork's author (mallory, no access)."""
+    from tests.bot.app.world import NUMBER, REPO
+
+    world.github.repo(REPO).pulls[NUMBER].author = "mallory"
+    return world

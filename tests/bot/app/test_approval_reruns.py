@@ -5,15 +5,12 @@ deliveries to a real server, a worker, the fake GitHub."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import httpx
 import pytest
-from gradgate.bot.app.settings import AppSettings
 
-from tests.bot.app.world import REPO, AppWorld, fork_push, fork_world
-from tests.fakegithub import FakeGitHub
-from tests.gitrepo import GitRepo
+from tests.bot.app.world import REPO, AppWorld, fork_push
 
 WAITING = "waiting for approval to run code from a fork"
 RERUNS: dict[str, Callable[[AppWorld], httpx.Response]] = {
@@ -24,9 +21,8 @@ RERUNS: dict[str, Callable[[AppWorld], httpx.Response]] = {
 }
 
 
-@pytest.fixture
-def world(repo: GitRepo, github: FakeGitHub, settings: AppSettings) -> Iterator[AppWorld]:
-    yield from fork_world(repo, github, settings)
+# Every pull request here comes from a fork: its code waits for approval.
+pytestmark = pytest.mark.usefixtures("fork_world")
 
 
 def _fork_push(world: AppWorld, width: int) -> str:

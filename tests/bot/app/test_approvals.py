@@ -5,21 +5,15 @@ like `/recheck`. Real signed deliveries to a real server, a worker, the fake Git
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from gradgate.bot.app.settings import AppSettings
 
-from tests.bot.app.world import BOT, NUMBER, REPO, AppWorld, fork_push, fork_world, make_world
-from tests.fakegithub import FakeGitHub
-from tests.gitrepo import GitRepo
+from tests.bot.app.world import BOT, NUMBER, POLICY, REPO, AppWorld, fork_push
 
 KEY = f"{REPO}#{NUMBER}"
 
 
-@pytest.fixture
-def world(repo: GitRepo, github: FakeGitHub, settings: AppSettings) -> Iterator[AppWorld]:
-    yield from fork_world(repo, github, settings)
+# Every pull request here comes from a fork: its code waits for approval.
+pytestmark = pytest.mark.usefixtures("fork_world")
 
 
 def _gradient(world: AppWorld, sha: str) -> str:
@@ -107,23 +101,14 @@ def test_a_bare_ok_to_test_soon_after_a_push_asks_for_the_sha_which_then_approve
     assert _gradient(world, head) not in ("in_progress", "none")
 
 
-def test_trust_confirm_s_comes_from_the_base_config(
-    repo: GitRepo, github: FakeGitHub, settings: AppSettings
-) -> None:
-    from tests.bot.app.world import POLICY
-
-    world = make_world(repo, github, settings, policy=POLICY + "trust:\n  confirm_s: 30\n")
-    try:
-        world.github.repo(REPO).pulls[NUMBER].author = "mallory"
-        head = fork_push(world, 16)
-        world.drain()
-        world.wait(60)
-        world.comment("/ok-to-test", author="olivia")
-        world.drain()
-        assert _gradient(world, head) not in ("in_progress", "none")
-    finally:
-        world.stop()
-        world.live.stop()
+@pytest.mark.parametrize("policy", [POLICY + "trust:\n  confirm_s: 30\n"], ids=["confirm_s-30"])
+def test_trust_confirm_s_comes_from_the_base_config(world: AppWorld) -> None:
+    head = fork_push(world, 16)
+    world.drain()
+    world.wait(60)
+    world.comment("/ok-to-test", author="olivia")
+    world.drain()
+    assert _gradient(world, head) not in ("in_progress", "none")
 
 
 def test_the_ok_to_test_label_approves_the_head_it_was_put_on(world: AppWorld) -> None:

@@ -5,7 +5,6 @@ publishes through PyGithub to the fake GitHub."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,14 +16,6 @@ from tests.fakegithub import FakeGitHub
 from tests.gitrepo import GitRepo
 
 CHECKS = ("gradgate", "gradgate/protected", "gradgate/gradient")
-
-
-@pytest.fixture
-def world(repo: GitRepo, github: FakeGitHub, settings: AppSettings) -> Iterator[AppWorld]:
-    made = make_world(repo, github, settings)
-    yield made
-    made.stop()
-    made.live.stop()
 
 
 def test_open_push_push_leaves_exactly_one_comment_and_final_check_runs(world: AppWorld) -> None:

@@ -6,14 +6,9 @@ deliveries, a worker, the fake GitHub, a tiny torch model."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from gradgate.bot.app.settings import AppSettings
 
-from tests.bot.app.world import NUMBER, REPO, AppWorld, make_world
-from tests.fakegithub import FakeGitHub
-from tests.gitrepo import GitRepo
+from tests.bot.app.world import NUMBER, REPO, AppWorld
 
 POLICY = """\
 sandbox: auto
@@ -38,18 +33,18 @@ UNSANDBOXED = "sandbox: process-level only"  # the report's note on a check that
 
 
 @pytest.fixture
-def world(
-    repo: GitRepo, github: FakeGitHub, settings: AppSettings, no_bwrap: None
-) -> Iterator[AppWorld]:
-    made = make_world(repo, github, settings, policy=POLICY)
-    origin = made.origin
-    origin.write("model.py", MODEL.format(width=8))  # on main: the base has a model
-    made.github.repo(REPO).pulls[NUMBER].base_sha = origin.commit("a model")
+def policy() -> str:
+    return POLICY
+
+
+@pytest.fixture(autouse=True)
+def _base_has_a_model(no_bwrap: None, world: AppWorld) -> None:
+    """On a machine without bubblewrap, main gains a model, which the PR branch merges."""
+    origin = world.origin
+    origin.write("model.py", MODEL.format(width=8))
+    world.github.repo(REPO).pulls[NUMBER].base_sha = origin.commit("a model")
     origin.checkout("pr")
     origin.git("merge", "-q", "main")
-    yield made
-    made.stop()
-    made.live.stop()
 
 
 @pytest.mark.timeout(300)

@@ -5,38 +5,35 @@ is judged first, and a PR stops counting once it is closed or pushed over."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from gradgate.bot.app.settings import AppSettings
 
-from tests.bot.app.world import BOT, EDITED, NUMBER, REPO, TRAIN, AppWorld, make_world
-from tests.fakegithub import FakeGitHub
-from tests.gitrepo import GitRepo
+from tests.bot.app.world import BOT, EDITED, NUMBER, REPO, TRAIN, AppWorld
 
 PAGES = 8  # the second PR, into gh-pages
 POLICY = "zones:\n  - name: training\n    paths: [train.py]\n    checks: [protected]\n"
 
 
 @pytest.fixture
-def world(repo: GitRepo, github: FakeGitHub, settings: AppSettings) -> Iterator[AppWorld]:
-    made = make_world(repo, github, settings, policy=POLICY)
-    origin = made.origin
+def policy() -> str:
+    return POLICY
+
+
+@pytest.fixture(autouse=True)
+def _pages_pull(world: AppWorld) -> None:
+    """The PR branch merges gh-pages and edits a protected line; its head is open as #8 too."""
+    origin = world.origin
     origin.git("checkout", "-q", "--orphan", "gh-pages")
     origin.git("rm", "-r", "-q", "-f", ".")
     origin.write("index.html", "<p>docs</p>\n")
     origin.commit("pages")
     origin.checkout("pr")
     origin.git("merge", "-q", "--allow-unrelated-histories", "-m", "merge pages", "gh-pages")
-    head = made.push(EDITED, message="edit a protected line")
+    head = world.push(EDITED, message="edit a protected line")
     origin.git("branch", "pages-pr", head)
     origin.git("update-ref", f"refs/pull/{PAGES}/head", head)
-    github.open_pull(REPO, PAGES, head=head, base=origin.git("rev-parse", "gh-pages"),
-                     author="alice", head_ref="pages-pr", base_ref="gh-pages")  # fmt: skip
+    world.github.open_pull(REPO, PAGES, head=head, base=origin.git("rev-parse", "gh-pages"),
+                           author="alice", head_ref="pages-pr", base_ref="gh-pages")  # fmt: skip
     origin.checkout("main")
-    yield made
-    made.stop()
-    made.live.stop()
 
 
 def deliver(world: AppWorld, number: int, action: str, *, before: str | None = None) -> None:

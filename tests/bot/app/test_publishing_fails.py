@@ -5,22 +5,8 @@ create's answer was lost, or the worker that made it was killed."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
-import pytest
-from gradgate.bot.app.settings import AppSettings
-
-from tests.bot.app.world import REPO, AppWorld, make_world
-from tests.fakegithub import FakeGitHub
-from tests.gitrepo import GitRepo
-
-
-@pytest.fixture
-def world(repo: GitRepo, github: FakeGitHub, settings: AppSettings) -> Iterator[AppWorld]:
-    made = make_world(repo, github, settings)
-    yield made
-    made.stop()
-    made.live.stop()
+from tests.bot.app.world import REPO, AppWorld
 
 
 def test_when_check_run_updates_keep_failing_no_status_says_success(world: AppWorld) -> None:

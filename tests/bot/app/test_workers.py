@@ -7,26 +7,15 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
-from gradgate.bot.app.settings import AppSettings
 
-from tests.bot.app.world import BOT, EDITED, NUMBER, REPO, AppWorld, make_world
-from tests.fakegithub import FakeGitHub, payloads
-from tests.gitrepo import GitRepo
+from tests.bot.app.world import BOT, EDITED, NUMBER, REPO, AppWorld
+from tests.fakegithub import payloads
 
 
-@pytest.fixture
-def world(repo: GitRepo, github: FakeGitHub, settings: AppSettings) -> Iterator[AppWorld]:
-    made = make_world(repo, github, AppSettings(data_dir=settings.data_dir, lease_s=1.0))
-    yield made
-    made.stop()
-    made.live.stop()
-
-
+@pytest.mark.parametrize("settings", [{"lease_s": 1.0}], indirect=True, ids=["lease-1s"])
 def test_a_worker_killed_mid_job_loses_nothing_and_leaves_one_comment(world: AppWorld) -> None:
     world.push(EDITED)
     killed: list[int] = []
@@ -52,26 +41,14 @@ def test_a_worker_killed_mid_job_loses_nothing_and_leaves_one_comment(world: App
     assert world.check_runs(world.head)["gradgate/protected"] == "failure"
 
 
-@pytest.fixture
-def redis_world(
-    repo: GitRepo, github: FakeGitHub, tmp_path: Path, redis_url: str
-) -> Iterator[AppWorld]:
-    import redis
-
-    redis.Redis.from_url(redis_url).flushdb()
-    # Nothing is killed here: a lease of 1 s lapsed when a loaded machine starved the renewing
-    # thread, and another worker took the job over (the test then failed on a busy machine).
-    settings = AppSettings(data_dir=tmp_path / "data", redis_url=redis_url, lease_s=30.0)
-    made = make_world(repo, github, settings)
-    yield made
-    made.stop()
-    made.live.stop()
-
-
+# Nothing is killed here: a lease of 1 s lapsed when a loaded machine starved the renewing
+# thread, and another worker took the job over (the test then failed on a busy machine).
+@pytest.mark.parametrize(
+    "settings", [{"redis_url": True, "lease_s": 30.0}], indirect=True, ids=["redis"]
+)
 def test_several_workers_on_redis_run_every_job_once_and_never_duplicate_a_comment(
-    redis_world: AppWorld,
+    world: AppWorld,
 ) -> None:
-    world = redis_world
     others = (8, 9)
     for number in others:  # two more pull requests with the same head
         world.origin.git("update-ref", f"refs/pull/{number}/head", world.head)

@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -260,15 +260,6 @@ def make_world(
     live = LiveServer(Queues(settings, serving=True))
     live.start()
     return AppWorld(origin=origin, github=github, settings=settings, live=live, pem=pem)
-
-
-def fork_world(repo: GitRepo, github: FakeGitHub, settings: AppSettings) -> Iterator[AppWorld]:
-    """A world whose pull request comes from a fork's author (mallory); stopped after use."""
-    made = make_world(repo, github, settings)
-    made.github.repo(REPO).pulls[NUMBER].author = "mallory"
-    yield made
-    made.stop()
-    made.live.stop()
 
 
 def fork_push(world: AppWorld, width: int) -> str:
