@@ -6,6 +6,6 @@ of a module in one walk; ``sources`` reads, parses and walks each file once; ``s
 reads the functions and methods of a module; ``changes`` compares a signature at base and head
 and judges one call against the change; ``callsites`` finds the affected calls across the
 repository in one pass; ``losses`` spots asymmetric torch losses with swapped arguments;
-``findings`` words it all (``listing``: the call sites in a finding); ``check`` is the entry
+``findings`` words it all, the call sites it lists included; ``check`` is the entry
 point the registry lists, ``settings`` what a config may set (read without loading the check).
 """

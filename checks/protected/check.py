@@ -16,13 +16,14 @@ from gradgate.checks.base import Checking, CheckResult, CheckSettings, Finding, 
 from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import ChangeStatus
 from gradgate.checks.protected.advice import advice, summary_part
-from gradgate.checks.protected.file_notes import skipped, unreadable
 from gradgate.checks.protected.findings import (
     MARKER_KINDS,
     added,
     deleted_file,
     finding_for,
+    skipped,
     summary,
+    unreadable,
     zone_touched,
 )
 from gradgate.checks.protected.head_side import at_head

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from gradgate.checks.base import Finding
 from gradgate.checks.context import RevisionSource
-from gradgate.checks.protected.file_notes import parsed_as_text
+from gradgate.checks.protected.findings import parsed_as_text
 from gradgate.checks.protected.markers import (
     Marked,
     MarkerComment,
