@@ -487,3 +487,5 @@ def build():
     assert (finding.kind, finding.severity) == ("gradient-norm-ratio", Severity.WARNING)
     said = r"`enc\.\*` \(2 parameters\) still learn, but the gradient norm is (between )?[\d.]+× "
     assert re.search(said + r"(and [\d.]+× )?smaller at head", finding.message)
+    assert "Gradient norm at the first step, base → head: `enc` " in finding.message
+    assert "× smaller)" in finding.message
