@@ -103,14 +103,11 @@ class GitRepo:
     ) -> Iterator[CheckContext]:
         """The pull request ``pull_request`` builds, as a check is handed it: its changes read by
         gradgate's own git reader (open while the block runs), ``settings``, and ``fields``, the
-        context's other fields (zones, python...)."""
+        context's other fields (zones, python...; ``changes=()`` for a check given none)."""
         base_sha, head_sha = self.pull_request(base, head, moves=moves, then=then)
         with GitRepository(self.root) as git:
+            if "changes" not in fields:
+                fields["changes"] = git.changes(base_sha, head_sha)
             yield CheckContext(
-                base_sha=base_sha,
-                head_sha=head_sha,
-                changes=git.changes(base_sha, head_sha),
-                source=git,
-                settings=settings,
-                **fields,
+                base_sha=base_sha, head_sha=head_sha, source=git, settings=settings, **fields
             )

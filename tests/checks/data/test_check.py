@@ -31,18 +31,13 @@ def build():
 def checked(
     tmp_path: Path, head: str, base: str = BASE, *, data: DataSpec | None = None
 ) -> CheckResult:
-    repo = GitRepo(tmp_path)
-    base_sha, head_sha = repo.pull_request({"pipeline.py": base}, {"pipeline.py": head})
-    ctx = CheckContext(
-        base_sha=base_sha,
-        head_sha=head_sha,
-        changes=(),
-        source=GitRepository(repo.root),
-        settings=SETTINGS,
-        python=sys.executable,
-        data=data or DataSpec(entrypoint="pipeline.py:build"),
-    )
-    return DataCheck().run(ctx)
+    spec = data or DataSpec(entrypoint="pipeline.py:build")
+    pr = GitRepo(tmp_path).pull_request_context(
+        {"pipeline.py": base}, {"pipeline.py": head}, SETTINGS,
+        changes=(), python=sys.executable, data=spec,
+    )  # fmt: skip
+    with pr as ctx:
+        return DataCheck().run(ctx)
 
 
 def test_a_refactor_passes_and_says_which_input_form_it_took(tmp_path: Path) -> None:

@@ -8,9 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gradgate.bot.git.repository import GitRepository
 from gradgate.checks.base import CheckResult, Outcome, Severity
-from gradgate.checks.context import CheckContext
 from gradgate.checks.metrics.check import MetricsCheck
 from gradgate.checks.metrics.settings import MetricsSettings
 
@@ -38,20 +36,14 @@ def run(
     entrypoint: str = "eval.py:evaluate",
     path: str = "eval.py",
 ) -> CheckResult:
-    repo = GitRepo(tmp_path)
-    base_sha, head_sha = repo.pull_request({path: base}, {path: head})
     settings = MetricsSettings(
         entrypoint=entrypoint, rules=rules or RULES, timeout_s=120.0, memory_mb=2048
     )
-    ctx = CheckContext(
-        base_sha=base_sha,
-        head_sha=head_sha,
-        changes=(),
-        source=GitRepository(repo.root),
-        settings=settings,
-        python=sys.executable,
+    pr = GitRepo(tmp_path).pull_request_context(
+        {path: base}, {path: head}, settings, changes=(), python=sys.executable
     )
-    return MetricsCheck().run(ctx)
+    with pr as ctx:
+        return MetricsCheck().run(ctx)
 
 
 def table(result: CheckResult) -> list[tuple[str, float | None, float | None, str | None, Any]]:

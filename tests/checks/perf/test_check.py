@@ -9,9 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from gradgate.bot.git.repository import GitRepository
 from gradgate.checks.base import CheckResult, Outcome
-from gradgate.checks.context import CheckContext
 from gradgate.checks.model.spec import ModelSpec
 from gradgate.checks.perf.check import PerfCheck
 from gradgate.checks.perf.settings import PerfSettings
@@ -32,18 +30,13 @@ SETTINGS = PerfSettings(timeout_s=280.0, memory_mb=2048, device="cpu", rounds=3,
 
 
 def run(tmp_path: Path, base: str, head: str, settings: PerfSettings = SETTINGS) -> CheckResult:
-    repo = GitRepo(tmp_path)
-    base_sha, head_sha = repo.pull_request({"model.py": base}, {"model.py": head})
-    ctx = CheckContext(
-        base_sha=base_sha,
-        head_sha=head_sha,
-        changes=(),
-        source=GitRepository(repo.root),
-        settings=settings,
-        python=sys.executable,
-        model=ModelSpec(entrypoint="model.py:build"),
-    )
-    return PerfCheck().run(ctx)
+    spec = ModelSpec(entrypoint="model.py:build")
+    pr = GitRepo(tmp_path).pull_request_context(
+        {"model.py": base}, {"model.py": head}, settings,
+        changes=(), python=sys.executable, model=spec,
+    )  # fmt: skip
+    with pr as ctx:
+        return PerfCheck().run(ctx)
 
 
 def test_a_four_times_wider_hidden_layer_blocks_on_peak_memory(tmp_path: Path) -> None:
