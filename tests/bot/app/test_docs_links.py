@@ -3,36 +3,25 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
-from gradgate.bot.app.settings import AppSettings, from_env
+from gradgate.bot.app.settings import from_env
 from gradgate.checks.errors import UsageError
 
-from tests.bot.app.world import EDITED, make_world
-from tests.fakegithub import FakeGitHub
-from tests.gitrepo import GitRepo
+from tests.bot.app.world import EDITED, AppWorld
 
 DOCS = "https://github.com/acme/gradgate/blob/v1.2.0/docs"
 
 
-@pytest.mark.parametrize("docs_url", [DOCS, None])
-def test_a_findings_check_links_its_page_where_the_docs_are_set(
-    repo: GitRepo, github: FakeGitHub, settings: AppSettings, docs_url: str | None
-) -> None:
-    world = make_world(repo, github, dataclasses.replace(settings, docs_url=docs_url))
-    try:
-        world.push(EDITED)  # a `# NO_REFAC` line: a `protected` finding
-        world.deliver_push()
-        world.drain()
-        [comment] = world.report_comments()
-        assert "train.py:1" in comment
-        linked = f"[`protected`]({DOCS}/checks/protected.md)" in comment
-        assert linked is (docs_url is not None)
-        assert docs_url is not None or "docs/checks/" not in comment
-    finally:
-        world.stop()
-        world.live.stop()
+@pytest.mark.parametrize("settings", [{"docs_url": DOCS}, {"docs_url": None}], indirect=True)
+def test_a_findings_check_links_its_page_where_the_docs_are_set(world: AppWorld) -> None:
+    world.push(EDITED)  # a `# NO_REFAC` line: a `protected` finding
+    world.deliver_push()
+    world.drain()
+    [comment] = world.report_comments()
+    assert "train.py:1" in comment
+    linked = f"[`protected`]({DOCS}/checks/protected.md)" in comment
+    assert linked is (world.settings.docs_url is not None)
+    assert world.settings.docs_url is not None or "docs/checks/" not in comment
 
 
 def test_the_docs_url_setting_is_an_http_url() -> None:

@@ -4,16 +4,12 @@ publishes through PyGithub to the fake GitHub."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
-from gradgate.bot.app.settings import AppSettings
 from gradgate.bot.github.sticky import Stamp
 
-from tests.bot.app.world import BOT, EDITED, NUMBER, REPO, TRAIN, AppWorld, make_world
-from tests.fakegithub import FakeGitHub
-from tests.gitrepo import GitRepo
+from tests.bot.app.world import BOT, EDITED, NUMBER, REPO, TRAIN, AppWorld
 
 CHECKS = ("gradgate", "gradgate/protected", "gradgate/gradient")
 
@@ -93,34 +89,28 @@ def test_a_push_while_a_job_runs_stops_it_and_concludes_its_old_head_as_supersed
     assert world.github.repo(REPO).statuses == []  # an App reports check runs only
 
 
-def test_a_push_before_the_plan_is_marked_leaves_nothing_on_the_old_head(
-    repo: GitRepo, github: FakeGitHub, settings: AppSettings
-) -> None:
+@pytest.mark.parametrize("settings", [{"lease_s": 3600}], indirect=True, ids=["long-lease"])
+def test_a_push_before_the_plan_is_marked_leaves_nothing_on_the_old_head(world: AppWorld) -> None:
     # A lease far longer than the test: no heartbeat stops the job first, so it is the job
     # that learns of the push when its plan comes, and marks nothing.
-    world = make_world(repo, github, dataclasses.replace(settings, lease_s=3600))
-    try:
-        older = world.push(EDITED)
-        world.deliver_push()
-        pushed: list[str] = []
+    older = world.push(EDITED)
+    world.deliver_push()
+    pushed: list[str] = []
 
-        def push_meanwhile(method: str, path: str) -> None:
-            if "/collaborators/" in path and not pushed:  # the job decides: nothing published
-                pushed.append(world.push(TRAIN))
-                world.deliver_push()
+    def push_meanwhile(method: str, path: str) -> None:
+        if "/collaborators/" in path and not pushed:  # the job decides: nothing published
+            pushed.append(world.push(TRAIN))
+            world.deliver_push()
 
-        world.github.hooks.append(push_meanwhile)
-        assert world.drain() == 2
-        [newer] = pushed
-        [comment] = world.report_comments()
-        stamp = Stamp.read(comment)
-        assert stamp is not None and stamp.head == newer
-        assert [r for r in github.repo(REPO).check_runs.values() if r.sha == older] == []
-        assert github.repo(REPO).latest_statuses(older) == {}
-        assert world.check_runs(newer)["gradgate"] == "success"
-    finally:
-        world.stop()
-        world.live.stop()
+    world.github.hooks.append(push_meanwhile)
+    assert world.drain() == 2
+    [newer] = pushed
+    [comment] = world.report_comments()
+    stamp = Stamp.read(comment)
+    assert stamp is not None and stamp.head == newer
+    assert [r for r in world.github.repo(REPO).check_runs.values() if r.sha == older] == []
+    assert world.github.repo(REPO).latest_statuses(older) == {}
+    assert world.check_runs(newer)["gradgate"] == "success"
 
 
 def test_code_from_an_untrusted_author_waits_for_ok_to_test_bound_to_the_head(
@@ -289,8 +279,9 @@ checks:
 """
 
 
+@pytest.mark.parametrize("policy", [GPU_POLICY], ids=["gpu"])
 def test_a_check_that_needs_a_gpu_waits_for_the_gpu_queue_and_completes_the_same_report(
-    repo: GitRepo, github: FakeGitHub, settings: AppSettings
+    world: AppWorld,
 ) -> None:
     from gradgate.bot.app.github import app_forge
     from gradgate.bot.app.jobs import Queue
@@ -299,30 +290,26 @@ def test_a_check_that_needs_a_gpu_waits_for_the_gpu_queue_and_completes_the_same
 
     from tests.bot.app.world import FAST
 
-    world = make_world(repo, github, settings, policy=GPU_POLICY)
-    try:
-        forge = app_forge(world.settings, retry=FAST)
-        cpu = Worker(world.queues, forge, gpu=Gpu.DEFER, auto_to_gpu=True)
-        world.push("WIDTH = 16\n", path="model.py")
-        world.deliver_push()
-        assert world.drain(Queue.CPU, cpu) == 1
-        runs = world.check_runs(world.head)
-        assert (runs["gradgate/protected"], runs["gradgate/checkpoint"]) == (
-            "success",
-            "in_progress",
-        )
-        assert "waiting for a GPU worker" in world.report_comments()[0]
-        assert world.queues.pending(Queue.GPU) == 1
+    forge = app_forge(world.settings, retry=FAST)
+    cpu = Worker(world.queues, forge, gpu=Gpu.DEFER, auto_to_gpu=True)
+    world.push("WIDTH = 16\n", path="model.py")
+    world.deliver_push()
+    assert world.drain(Queue.CPU, cpu) == 1
+    runs = world.check_runs(world.head)
+    assert (runs["gradgate/protected"], runs["gradgate/checkpoint"]) == (
+        "success",
+        "in_progress",
+    )
+    assert "waiting for a GPU worker" in world.report_comments()[0]
+    assert world.queues.pending(Queue.GPU) == 1
 
-        gpu = Worker(world.queues, forge, gpu=Gpu.RUN)
-        assert world.drain(Queue.GPU, gpu) == 1
-        runs = world.check_runs(world.head)
-        assert runs["gradgate/checkpoint"] != "in_progress"  # ran on the GPU worker
-        assert runs["gradgate/protected"] == "success"  # the CPU half's result, kept
-        [comment] = world.report_comments()
-        assert "waiting for a GPU worker" not in comment
-    finally:
-        world.live.stop()
+    gpu = Worker(world.queues, forge, gpu=Gpu.RUN)
+    assert world.drain(Queue.GPU, gpu) == 1
+    runs = world.check_runs(world.head)
+    assert runs["gradgate/checkpoint"] != "in_progress"  # ran on the GPU worker
+    assert runs["gradgate/protected"] == "success"  # the CPU half's result, kept
+    [comment] = world.report_comments()
+    assert "waiting for a GPU worker" not in comment
 
 
 # The runner, held at its start until the test lets it go: a push lands while the GPU half runs.
@@ -337,8 +324,9 @@ os.execv(sys.executable, [sys.executable, "-m", "gradgate.bot.app.runner"])
 
 
 @pytest.mark.parametrize("when", ["before", "while"])
+@pytest.mark.parametrize("policy", [GPU_POLICY], ids=["gpu"])
 def test_a_push_that_supersedes_the_gpu_half_concludes_its_checks_on_the_old_head(
-    repo: GitRepo, github: FakeGitHub, settings: AppSettings, tmp_path: Path, when: str
+    world: AppWorld, tmp_path: Path, when: str
 ) -> None:
     """The CPU half's report leaves the GPU checks in progress for the GPU half to complete; a
     push before the GPU half starts, or while its runner runs, supersedes it: it concludes them
@@ -353,57 +341,52 @@ def test_a_push_that_supersedes_the_gpu_half_concludes_its_checks_on_the_old_hea
 
     from tests.bot.app.world import FAST
 
-    world = make_world(repo, github, settings, policy=GPU_POLICY)
-    try:
-        forge = app_forge(world.settings, retry=FAST)
-        cpu = Worker(world.queues, forge, gpu=Gpu.DEFER, auto_to_gpu=True)
-        gpu = Worker(world.queues, forge, gpu=Gpu.RUN)
-        gate = tmp_path / "gate"
-        gate.mkdir()
-        gated = Worker(
-            world.queues, forge, gpu=Gpu.RUN, runner=[sys.executable, "-c", GATED_RUNNER, str(gate)]
-        )
-        older = world.push("WIDTH = 16\n", path="model.py")
+    forge = app_forge(world.settings, retry=FAST)
+    cpu = Worker(world.queues, forge, gpu=Gpu.DEFER, auto_to_gpu=True)
+    gpu = Worker(world.queues, forge, gpu=Gpu.RUN)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    gated = Worker(
+        world.queues, forge, gpu=Gpu.RUN, runner=[sys.executable, "-c", GATED_RUNNER, str(gate)]
+    )
+    older = world.push("WIDTH = 16\n", path="model.py")
+    world.deliver_push()
+    assert world.drain(Queue.CPU, cpu) == 1
+    assert world.check_runs(older)["gradgate/checkpoint"] == "in_progress"
+
+    newer = world.push("WIDTH = 32\n", path="model.py")
+    if when == "before":
         world.deliver_push()
-        assert world.drain(Queue.CPU, cpu) == 1
-        assert world.check_runs(older)["gradgate/checkpoint"] == "in_progress"
-
-        newer = world.push("WIDTH = 32\n", path="model.py")
-        if when == "before":
-            world.deliver_push()
-            assert world.drain(Queue.GPU, gpu) == 1
-        else:
-            ran: list[int] = []
-            half = threading.Thread(target=lambda: ran.append(world.drain(Queue.GPU, gated)))
-            half.start()
-            world.wait_until(lambda: (gate / "started").exists())
-            world.deliver_push()
-            (gate / "go").touch()
-            half.join()
-            assert ran == [1]
-        every = world.github.repo(REPO).check_runs
-        old = {r.name: r for r in every.values() if r.sha == older}
-        assert {r.status for r in old.values()} == {"completed"}  # none left in progress
-        assert {n: r.conclusion for n, r in old.items() if r.conclusion != "skipped"} == {
-            "gradgate": "cancelled",
-            "gradgate/checkpoint": "cancelled",
-            "gradgate/protected": "success",  # the CPU half's result
-        }
-        words = f"superseded by a newer push ({newer[:7]})"
-        assert {r.title for r in old.values() if r.conclusion == "cancelled"} == {words}
-
-        assert world.drain(Queue.CPU, cpu) == 1  # the newer head, reported as usual
         assert world.drain(Queue.GPU, gpu) == 1
-        new = {r.name: r for r in every.values() if r.sha == newer}
-        assert {r.status for r in new.values()} == {"completed"}
-        assert {r.conclusion for r in new.values()} <= {"success", "failure", "skipped"}
-        assert not any("superseded" in r.title for r in new.values())
-        assert len(world.github.comments(REPO, NUMBER, by=BOT)) == 1
-        [comment] = world.report_comments()
-        stamp = Stamp.read(comment)
-        assert stamp is not None and stamp.head == newer
-        assert "waiting for a GPU worker" not in comment
-        assert world.github.repo(REPO).statuses == []
-    finally:
-        world.stop()
-        world.live.stop()
+    else:
+        ran: list[int] = []
+        half = threading.Thread(target=lambda: ran.append(world.drain(Queue.GPU, gated)))
+        half.start()
+        world.wait_until(lambda: (gate / "started").exists())
+        world.deliver_push()
+        (gate / "go").touch()
+        half.join()
+        assert ran == [1]
+    every = world.github.repo(REPO).check_runs
+    old = {r.name: r for r in every.values() if r.sha == older}
+    assert {r.status for r in old.values()} == {"completed"}  # none left in progress
+    assert {n: r.conclusion for n, r in old.items() if r.conclusion != "skipped"} == {
+        "gradgate": "cancelled",
+        "gradgate/checkpoint": "cancelled",
+        "gradgate/protected": "success",  # the CPU half's result
+    }
+    words = f"superseded by a newer push ({newer[:7]})"
+    assert {r.title for r in old.values() if r.conclusion == "cancelled"} == {words}
+
+    assert world.drain(Queue.CPU, cpu) == 1  # the newer head, reported as usual
+    assert world.drain(Queue.GPU, gpu) == 1
+    new = {r.name: r for r in every.values() if r.sha == newer}
+    assert {r.status for r in new.values()} == {"completed"}
+    assert {r.conclusion for r in new.values()} <= {"success", "failure", "skipped"}
+    assert not any("superseded" in r.title for r in new.values())
+    assert len(world.github.comments(REPO, NUMBER, by=BOT)) == 1
+    [comment] = world.report_comments()
+    stamp = Stamp.read(comment)
+    assert stamp is not None and stamp.head == newer
+    assert "waiting for a GPU worker" not in comment
+    assert world.github.repo(REPO).statuses == []
