@@ -9,6 +9,7 @@ import pytest
 import yaml
 from gradgate.bot.config.model import Config, load_config
 from gradgate.bot.config.starter import starter_config
+from gradgate.bot.config.survey import survey
 from gradgate.checks import REGISTRY
 
 NANOGPT = [
@@ -244,6 +245,19 @@ def test_a_file_whose_class_derives_from_a_repo_module_class_is_model_code() -> 
     config = proposed(src_library())
     # Vq, Fsq... derive from the repo's own Codebook, which derives from nn.Module.
     assert "src/vector_quantize/vq.py" in covered(config, "model-core", sorted(src_library()))
+
+
+def test_a_class_deriving_from_torch_nn_imported_under_another_name_is_model_code() -> None:
+    files = {
+        "ddpm/unet.py": "from torch.nn import Module\n\n\nclass Unet(Module):\n    pass\n",
+        "ddpm/attend.py": "from torch.nn import (\n    Module as Base,\n)\n\n\n"
+        "class Attend(Base):\n    pass\n",
+        "ddpm/mlp.py": "import torch.nn as tnn\n\n\nclass MLP(tnn.Linear):\n    pass\n",
+        "ddpm/cell.py": "from torch import nn as N\n\n\nclass Cell(N.GRUCell):\n    pass\n",
+        "ddpm/plain.py": "import torch as nn2\n\n\nclass Plain(nn2.Tensor, object):\n    pass\n",
+    }
+    found = survey(sorted(files), lambda path: files[path].encode() if path in files else None)
+    assert set(found.model) == {"ddpm/unet.py", "ddpm/attend.py", "ddpm/mlp.py", "ddpm/cell.py"}
 
 
 def test_owners_come_from_codeowners_for_the_files_of_each_zone() -> None:
