@@ -34,7 +34,9 @@ from gradgate.checks.commands.settings import CommandsSettings
 _LOOSE_YAML_LISTED = 10  # more loose YAML files than this: one glob per extension instead
 _SHOWN_CHECK = "protected"  # the check whose settings the starter file shows
 # Checks that run user code need their block (`model:` or `data:`) before they can run.
-_NEEDS_BLOCK = {"gradient": "model", "checkpoint": "model", "data": "data"}
+# The checks that build the model from `model:`, required together in the model zone.
+MODEL_CHECKS = ("gradient", "checkpoint", "behaviour")
+_NEEDS_BLOCK = {"gradient": "model", "checkpoint": "model", "behaviour": "model", "data": "data"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,7 @@ def starter_config(
         unshrunk=[_unshrunk(p) for p in proposals if p.why],
         factory=entrypoint or (f"{factory_file}:build" if factory_file else _factory_hint(found)),
         factory_ready=entrypoint is not None,
+        model_checks=MODEL_CHECKS,
         check=_SHOWN_CHECK,
         settings=_settings(_SHOWN_CHECK),
     )
@@ -107,7 +110,7 @@ def _zones(
     if model:
         why = ("modules" if found.model else "named", len(model))
         patterns = cover(model, found.python, suffix=".py")
-        wanted = (*code, "gradient", "checkpoint")
+        wanted = (*code, *MODEL_CHECKS)
         zones.append(_zone("model-core", why, patterns, wanted, model, owners, has_model))
     training = (*found.training, *found.seeding)
     if training:

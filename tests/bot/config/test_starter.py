@@ -337,10 +337,10 @@ def test_each_check_of_a_zone_says_why_it_is_required() -> None:
     model_zone = text.split("- name: model-core")[0].rsplit("\n\n", 1)[1]
     assert "api-contract: a signature change here breaks its callers" in model_zone
     assert "config-docs: the docs describe this code" in model_zone
-    assert "gradient, checkpoint: set `model:` above first" in model_zone
+    assert "gradient, checkpoint, behaviour: set `model:` above first" in model_zone
 
 
-def test_with_a_model_entry_point_the_model_checks_are_required() -> None:
+def test_with_a_model_entry_point_the_model_checks_are_required_behaviour_beside_gradient() -> None:
     files = nanogpt_flat()
     data = {path: text.encode() for path, text in files.items()}
     text = starter_config(sorted(data), data.get, entrypoint="gradgate_model.py:build")
@@ -348,8 +348,9 @@ def test_with_a_model_entry_point_the_model_checks_are_required() -> None:
     assert config.model is not None and config.model.entrypoint == "gradgate_model.py:build"
     assert checks_of(config)["model-core"] == (
         "protected", "api-contract", "dl-lint", "config-docs", "gradient", "checkpoint",
+        "behaviour",
     )  # fmt: skip
-    assert "# - gradient" not in text
+    assert "# - gradient" not in text and "# - behaviour" not in text
 
 
 def test_files_with_datasets_transforms_or_image_decoding_get_a_data_zone() -> None:
