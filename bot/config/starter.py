@@ -30,6 +30,7 @@ from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckSettings
 from gradgate.checks.commands.propose import Proposal, as_settings, propose
 from gradgate.checks.commands.settings import CommandsSettings
+from gradgate.checks.model.guess import Recipe
 
 _LOOSE_YAML_LISTED = 10  # more loose YAML files than this: one glob per extension instead
 _SHOWN_CHECK = "protected"  # the check whose settings the starter file shows
@@ -56,13 +57,15 @@ def starter_config(
     *,
     entrypoint: str | None = None,
     factory_file: str | None = None,
+    recipe: Recipe | None = None,
 ) -> str:
     """The commented `.gradgate.yml` that `gradgate init` writes for a repository whose tracked
     files are ``paths``, read with ``read`` (None: names only, no file is read).
 
     ``entrypoint``: a factory `init` wrote and built once; `model:` names it and the model
     checks are required. ``factory_file``: a factory template `init` wrote for the user to
-    fill in, named in the commented `model:` example."""
+    fill in, named in the commented `model:` example. ``recipe``: what the written factory
+    builds, its variants and the feature flags left without one, said beside `model:`."""
     found = survey(paths, read or _unread)
     owners = Owners.read(read or _unread)
     proposals = propose(paths, read, CommandsSettings()) if read is not None else []
@@ -73,6 +76,7 @@ def starter_config(
         unshrunk=[_unshrunk(p) for p in proposals if p.why],
         factory=entrypoint or (f"{factory_file}:build" if factory_file else _factory_hint(found)),
         factory_ready=entrypoint is not None,
+        recipe=recipe if entrypoint is not None else None,
         model_checks=MODEL_CHECKS,
         check=_SHOWN_CHECK,
         settings=_settings(_SHOWN_CHECK),

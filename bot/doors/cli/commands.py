@@ -145,7 +145,7 @@ def _init(args: argparse.Namespace) -> int:
         text = starter_config(())
     else:
         paths, read = repo.list_files(head), lambda path: repo.read(head, path)
-        entrypoint = factory_file = None
+        entrypoint = factory_file = recipe = None
         if not args.print and not args.no_factory:
             from gradgate.bot.doors.cli.init_factory import write_factory
 
@@ -156,9 +156,11 @@ def _init(args: argparse.Namespace) -> int:
 
             made = write_factory(repo.root, paths, read, python=args.python, force=args.force)
             emit(render_template("cli_init_factory.txt.j2", outcome=made))
-            entrypoint = made.entrypoint
+            entrypoint, recipe = made.entrypoint, made.recipe
             factory_file = None if made.path is None else made.path.name
-        text = starter_config(paths, read, entrypoint=entrypoint, factory_file=factory_file)
+        text = starter_config(
+            paths, read, entrypoint=entrypoint, factory_file=factory_file, recipe=recipe
+        )
     if args.print:
         emit(text)
         return 0
