@@ -34,6 +34,12 @@ class FactoryOutcome:
     tried: tuple[tuple[str, str], ...]
     problem: str | None  # why the guess or the verifying build failed
 
+    @property
+    def unbuilt(self) -> bool:
+        """Model classes were found and a factory was to be written, but none built."""
+        return bool(self.candidates) and not self.kept and self.entrypoint is None
+
+
 def write_factory(
     root: Path,
     paths: Sequence[str],

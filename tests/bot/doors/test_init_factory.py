@@ -165,7 +165,7 @@ def test_init_builds_a_config_dataclass_library_and_the_gradient_check_runs(
     assert any("stem" in f["message"] or "stem" in (f["details"] or "") for f in row["findings"])
 
 
-def test_init_writes_a_template_naming_the_classes_it_could_not_build(
+def test_init_that_builds_no_model_says_so_writes_a_template_and_exits_2(
     repo: GitRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo.write(
@@ -174,9 +174,12 @@ def test_init_writes_a_template_naming_the_classes_it_could_not_build(
         "    def __init__(self, backbone):\n        super().__init__()\n",
     )
     repo.commit("net")
-    assert main(["init", "--repo", str(repo.root)]) == 0
+    assert main(["init", "--repo", str(repo.root)]) == 2
     said = capsys.readouterr().out
+    assert said.startswith("no model could be built: wrote ")
     assert "a template to fill in" in said and "net.Net" in said and "backbone" in said
+    assert "the model checks\n  (gradient, checkpoint, behaviour) cannot run" in said
+    assert (repo.root / ".gradgate.yml").exists()  # the rest of init's work is written
     factory = (repo.root / "gradgate_factory.py").read_text()
     assert "net.Net  (net.py)" in factory and "raise NotImplementedError" in factory
     config = (repo.root / ".gradgate.yml").read_text()
