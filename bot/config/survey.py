@@ -43,11 +43,8 @@ _DATA = re.compile(
 _TORCH_BASES = frozenset({"Module", "LightningModule"})  # any `nn.X` counts as well
 # Imports that rename torch.nn or one of its classes (`from torch.nn import Module as Base`,
 # `import torch.nn as tnn`): a class deriving from the new name is a module all the same.
-_TORCH_IMPORT = re.compile(
-    rb"^[ \t]*(?:from[ \t]+torch(?:\.nn)?[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)"
-    rb"|import[ \t]+torch\.nn[ \t]+as[ \t]+\w+)",
-    re.M,
-)
+_FROM_TORCH = re.compile(rb"from[ \t]+torch(?:\.nn)?[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)")
+_IMPORT_NN = re.compile(rb"import[ \t]+torch\.nn[ \t]+as[ \t]+\w+")  # literal prefixes: fast scans
 _LOSS_DEF = re.compile(rb"^[ \t]*def[ \t]+\w*loss\w*[ \t]*\(", re.M | re.I)
 _LOSS_NAME = re.compile(r"loss|criterion", re.I)
 _SCRIPT = re.compile(r"(?<![\w/.-])((?:\.{0,2}/)?[\w./-]*\w\.py)\b")  # `python tools/plot.py`
@@ -183,7 +180,9 @@ def _torch_aliases(source: bytes) -> dict[str, str]:
     """Names that ``source`` binds to torch.nn (``"nn"``) or to one of its classes under
     another name (``"nn.Module"``)."""
     aliases: dict[str, str] = {}
-    for match in _TORCH_IMPORT.finditer(source):
+    if b" as " not in source:
+        return aliases
+    for match in (*_FROM_TORCH.finditer(source), *_IMPORT_NN.finditer(source)):
         if b" as " not in match.group(0):
             continue
         try:
