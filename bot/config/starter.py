@@ -30,11 +30,14 @@ from gradgate.checks import REGISTRY
 from gradgate.checks.base import CheckSettings
 from gradgate.checks.commands.propose import Proposal, as_settings, propose
 from gradgate.checks.commands.settings import CommandsSettings
+from gradgate.checks.model.guess import Recipe
 
 _LOOSE_YAML_LISTED = 10  # more loose YAML files than this: one glob per extension instead
 _SHOWN_CHECK = "protected"  # the check whose settings the starter file shows
 # Checks that run user code need their block (`model:` or `data:`) before they can run.
-_NEEDS_BLOCK = {"gradient": "model", "checkpoint": "model", "data": "data"}
+# The checks that build the model from `model:`, required together in the model zone.
+MODEL_CHECKS = ("gradient", "checkpoint", "behaviour")
+_NEEDS_BLOCK = {"gradient": "model", "checkpoint": "model", "behaviour": "model", "data": "data"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +57,15 @@ def starter_config(
     *,
     entrypoint: str | None = None,
     factory_file: str | None = None,
+    recipe: Recipe | None = None,
 ) -> str:
     """The commented `.gradgate.yml` that `gradgate init` writes for a repository whose tracked
     files are ``paths``, read with ``read`` (None: names only, no file is read).
 
     ``entrypoint``: a factory `init` wrote and built once; `model:` names it and the model
     checks are required. ``factory_file``: a factory template `init` wrote for the user to
-    fill in, named in the commented `model:` example."""
+    fill in, named in the commented `model:` example. ``recipe``: what the written factory
+    builds, its variants and the feature flags left without one, said beside `model:`."""
     found = survey(paths, read or _unread)
     owners = Owners.read(read or _unread)
     proposals = propose(paths, read, CommandsSettings()) if read is not None else []
@@ -71,6 +76,8 @@ def starter_config(
         unshrunk=[_unshrunk(p) for p in proposals if p.why],
         factory=entrypoint or (f"{factory_file}:build" if factory_file else _factory_hint(found)),
         factory_ready=entrypoint is not None,
+        recipe=recipe if entrypoint is not None else None,
+        model_checks=MODEL_CHECKS,
         check=_SHOWN_CHECK,
         settings=_settings(_SHOWN_CHECK),
     )
@@ -107,7 +114,7 @@ def _zones(
     if model:
         why = ("modules" if found.model else "named", len(model))
         patterns = cover(model, found.python, suffix=".py")
-        wanted = (*code, "gradient", "checkpoint")
+        wanted = (*code, *MODEL_CHECKS)
         zones.append(_zone("model-core", why, patterns, wanted, model, owners, has_model))
     training = (*found.training, *found.seeding)
     if training:

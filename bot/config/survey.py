@@ -41,6 +41,10 @@ _DATA = re.compile(
     re.M,
 )
 _TORCH_BASES = frozenset({"Module", "LightningModule"})  # any `nn.X` counts as well
+# Imports that rename torch.nn or one of its classes (`from torch.nn import Module as Base`,
+# `import torch.nn as tnn`): a class deriving from the new name is a module all the same.
+_FROM_TORCH = re.compile(rb"from[ \t]+torch(?:\.nn)?[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)")
+_IMPORT_NN = re.compile(rb"import[ \t]+torch\.nn[ \t]+as[ \t]+\w+")  # literal prefixes: fast scans
 _LOSS_DEF = re.compile(rb"^[ \t]*def[ \t]+\w*loss\w*[ \t]*\(", re.M | re.I)
 _LOSS_NAME = re.compile(r"loss|criterion", re.I)
 _SCRIPT = re.compile(r"(?<![\w/.-])((?:\.{0,2}/)?[\w./-]*\w\.py)\b")  # `python tools/plot.py`
@@ -154,20 +158,49 @@ def _project_file(path: str) -> bool:
 
 
 def _class_headers(source: bytes) -> list[tuple[str, tuple[str, ...]]]:
-    """(class name, the last name of each base) for every class header in ``source``."""
+    """(class name, the last name of each base) for every class header in ``source``; a base
+    imported from torch.nn under another name is named as ``nn.<its class>``."""
     found = []
+    aliases: dict[str, str] | None = None
     for match in _CLASS.finditer(source):
+        if aliases is None:
+            aliases = _torch_aliases(source)
         header = b"class _(" + match.group(2) + b"): pass"
         try:
             node = ast.parse(header.decode("utf-8", "replace")).body[0]
         except (SyntaxError, ValueError):
             continue
         assert isinstance(node, ast.ClassDef)
-        found.append((match.group(1).decode("ascii", "replace"), tuple(_names(node.bases))))
+        name = match.group(1).decode("ascii", "replace")
+        found.append((name, tuple(_names(node.bases, aliases))))
     return found
 
 
-def _names(bases: Iterable[ast.expr]) -> Iterable[str]:
+def _torch_aliases(source: bytes) -> dict[str, str]:
+    """Names that ``source`` binds to torch.nn (``"nn"``) or to one of its classes under
+    another name (``"nn.Module"``)."""
+    aliases: dict[str, str] = {}
+    if b" as " not in source:
+        return aliases
+    for match in (*_FROM_TORCH.finditer(source), *_IMPORT_NN.finditer(source)):
+        if b" as " not in match.group(0):
+            continue
+        try:
+            node = ast.parse(match.group(0).decode("utf-8", "replace").strip()).body[0]
+        except (SyntaxError, ValueError, IndexError):
+            continue
+        for alias in getattr(node, "names", ()):
+            if alias.asname is None:
+                continue
+            module = getattr(node, "module", None)
+            if module is None or (module == "torch" and alias.name == "nn"):
+                aliases[alias.asname] = "nn"
+            elif module == "torch.nn":
+                aliases[alias.asname] = f"nn.{alias.name}"
+    return aliases
+
+
+def _names(bases: Iterable[ast.expr], aliases: Mapping[str, str]) -> Iterable[str]:
     for base in bases:
         if isinstance(base, ast.Subscript):  # Generic[T], nn.Module[...] in stubs
             base = base.value
@@ -175,11 +208,11 @@ def _names(bases: Iterable[ast.expr]) -> Iterable[str]:
             owner = base.value.id if isinstance(base.value, ast.Name) else ""
             yield (
                 f"nn.{base.attr}"
-                if owner in ("nn", "torch") or base.attr == "Module"
+                if owner in ("nn", "torch") or aliases.get(owner) == "nn" or base.attr == "Module"
                 else base.attr
             )
         elif isinstance(base, ast.Name):
-            yield base.id
+            yield aliases.get(base.id, base.id)
 
 
 def _module_classes(files: Iterable[list[tuple[str, tuple[str, ...]]]]) -> set[str]:

@@ -137,6 +137,7 @@ def _init(args: argparse.Namespace) -> int:
             emit(render_template("cli_init.txt.j2", wrote=path, workflow=True))
         return 0
     target = repo.root / CONFIG_FILENAME
+    unbuilt = False  # model code found, and no model built from it: exit 2 once all is written
     if target.exists() and not args.force and not args.print:
         raise UsageError(f"{target} already exists; use --force to overwrite it")
     try:
@@ -145,7 +146,7 @@ def _init(args: argparse.Namespace) -> int:
         text = starter_config(())
     else:
         paths, read = repo.list_files(head), lambda path: repo.read(head, path)
-        entrypoint = factory_file = None
+        entrypoint = factory_file = recipe = None
         if not args.print and not args.no_factory:
             from gradgate.bot.doors.cli.init_factory import write_factory
 
@@ -156,9 +157,11 @@ def _init(args: argparse.Namespace) -> int:
 
             made = write_factory(repo.root, paths, read, python=args.python, force=args.force)
             emit(render_template("cli_init_factory.txt.j2", outcome=made))
-            entrypoint = made.entrypoint
+            entrypoint, recipe, unbuilt = made.entrypoint, made.recipe, made.unbuilt
             factory_file = None if made.path is None else made.path.name
-        text = starter_config(paths, read, entrypoint=entrypoint, factory_file=factory_file)
+        text = starter_config(
+            paths, read, entrypoint=entrypoint, factory_file=factory_file, recipe=recipe
+        )
     if args.print:
         emit(text)
         return 0
@@ -167,7 +170,7 @@ def _init(args: argparse.Namespace) -> int:
     shown = argparse.Namespace(repo=args.repo, config=None, only=None, python=args.python)
     then = ["gradgate", "check", *_options(shown)]
     emit(render_template("cli_init.txt.j2", wrote=target, workflow=False, then=then))
-    return 0
+    return 2 if unbuilt else 0
 
 
 def _schema(args: argparse.Namespace) -> int:

@@ -34,6 +34,11 @@ class FactoryOutcome:
     tried: tuple[tuple[str, str], ...]
     problem: str | None  # why the guess or the verifying build failed
 
+    @property
+    def unbuilt(self) -> bool:
+        """Model classes were found and a factory was to be written, but none built."""
+        return bool(self.candidates) and not self.kept and self.entrypoint is None
+
 
 def write_factory(
     root: Path,
@@ -47,25 +52,26 @@ def write_factory(
     unless ``force``."""
     target = root / FACTORY_FILE
     found = survey(paths, read)
-    classes = tuple(candidates({p: read(p) or b"" for p in found.model}))
+    docs = [read(p) or b"" for p in found.docs]
+    classes = tuple(candidates({p: read(p) or b"" for p in found.model}, docs))
     if target.exists() and not force:
         return FactoryOutcome(None, True, None, None, classes, (), None)
     if not classes:
         return FactoryOutcome(None, False, None, None, classes, (), None)
     guess, problem = Guess(None, ()), None
-    if classes:
-        try:
-            guess = guess_model(
-                root,
-                [(c.module, c.cls) for c in classes],
-                python=python,
-                src_layout=any(c.path.startswith("src/") for c in classes),
-            )
-        except SandboxError as exc:
-            problem = str(exc)
+    try:
+        guess = guess_model(
+            root,
+            [(c.module, c.cls, c.uses) for c in classes],
+            python=python,
+            src_layout=any(c.path.startswith("src/") for c in classes),
+            documented=[c.cls for c in classes if c.documented],
+        )
+    except SandboxError as exc:
+        problem = str(exc)
     recipe = guess.recipe
     if recipe is not None:
-        src = any(c.path.startswith("src/") and c.module == recipe.module for c in classes)
+        src = any(c.path.startswith("src/") and c.module == recipe.model.module for c in classes)
         target.write_text(factory_source(recipe, src_layout=src), encoding="utf-8")
         problem = verify_factory(root, ENTRYPOINT, python=python)
         if problem is None:

@@ -1,258 +1,195 @@
-"""A program for `gradgate init`: guess how to build a tiny model and its inputs, and try it.
+"""A program for `gradgate init`: guess how to build a tiny model, its inputs and its variants.
 
-Child-side (see ``checks.sandbox.child``). The parent names candidate classes (module and class
-name, most likely first); for each, this builds the class with tiny sizes and calls it on
-guessed inputs, and returns the first recipe that works as JSON, for the parent to write down
-as a starter factory:
+Child-side (see ``checks.sandbox.child``). The parent names candidate classes (module, class
+name, how many calls of it the repository's own code makes), most likely first, the class names
+its docs call, and a budget of feature flags. For each candidate this plans the parts to build
+(a config object it takes, the module a wrapper takes, then the class), builds them with tiny
+sizes, calls the model on guessed inputs, and returns the first that works, with the variants
+that exercise what its defaults switch off, as JSON for the parent to write down as a factory:
 
-    {"module", "cls", "kwargs", "config": None | {"module", "cls", "param", "kwargs"},
-     "inputs": [{"name", "kind": "tokens" | "float", "shape", "high"}], "parameters",
-     "tried": [[class, why it failed], ...]}
+    {"parts": [{"var", "role": "config" | "module" | "model", "module", "cls", "method",
+                "style": "call" | "attrs" | "items", "values": {name: literal},
+                "refs": {param: var}}],
+     "inputs": [{"name", "kind": "tokens" | "steps" | "float", "shape", "high"}],
+     "parameters", "variants": [{"name", "changes": [[var, name, value, default]]}],
+     "left_out": [[flag, why]], "budget", "tried": [[class, why it failed], ...]}
 
-Sizes: an integer argument (of the constructor, or a field of a config dataclass or config
-object the constructor takes) is shrunk by what its name says it is (layers, heads, widths,
-vocabulary, context); inputs come from the ``forward`` signature and the model's first layer
-(an embedding takes token ids; a convolution or linear layer takes floats of its width).
+The parts are built in order, the model last: a ``call`` part is ``cls(**values, **refs)``, an
+``attrs`` part is ``cls()`` (or ``cls.method()``, a default config on the model class, as
+minGPT's ``GPT.get_default_config()``) with ``values`` then set as its attributes (an
+``items`` part, a plain dict, as its items).
+
+How to build a class and what a variant may change: ``plan``; the inputs: ``inputs``.
+
+Variants: ``dropout`` sets every dropout argument that is 0 or None to 0.1; then one variant per
+boolean feature flag (or ``Optional[bool]``/``Optional[int]`` one that is None), flipped, model
+first, then its config, then the module it wraps, up to the budget. A variant that does not
+build or run, or changes neither the output nor the weights, is left out, with why.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
-import inspect
 import os
-import re
 import sys
 from typing import Any
 
 from .build import prepare
+from .inputs import guess_inputs, make_inputs, tensors
+from .plan import build, import_class, is_wrapper, plans
 
-BATCH, TOKENS, IMAGE = 2, 8, 32
-# (pattern on the argument's name, tiny value); the first match wins.
-_TINY = (
-    (r"kv_head|key_value_head|n_kv|num_kv", 2),
-    (r"head", 2),
-    (r"layer|depth|n_block|num_block|blocks", 2),
-    (r"vocab|n_token|num_token|num_embeddings|n_embed_tokens", 64),
-    (r"class|label", 4),
-    (r"block_size|seq|context|max_len|ctx|position|max_pos", 16),
-    (r"intermediate|ffn|mlp|ff_|inner|hidden_dim", 32),
-    (r"embd|embed|dim|width|hidden|d_model|model_dim|features|channels|size", 16),
-)
-_KEEP = r"^in_ch|in_channels|^in_|patch|stride|kernel|groups|expansion|ratio|factor|seed"
-_TOKEN_NAMES = r"^(idx|ids|input_ids|tokens?|token_ids|input_tokens|x)$"
-_SKIP_KINDS = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-_CONFIG_NAMES = r"(config|cfg|args|params|hparams|settings|conf)$"
+_TRIES_PER_FLAG = 3  # flags tried, at most this many per flag of the budget
 
 
 def guess_factory(request: dict[str, Any], target: Any) -> dict[str, Any]:
     """The program: the first candidate that builds and runs, else every reason it did not."""
     device = prepare(request)
-    if request["kwargs"].get("src_layout"):
+    options = request["kwargs"]
+    if options.get("src_layout"):
         sys.path.insert(1, os.path.join(request["root"], "src"))
+    documented = set(options.get("documented") or ())
+    pool = _ordered(options["candidates"])
     tried: list[list[str]] = []
-    for candidate in request["kwargs"]["candidates"]:
+    for candidate in pool:
         label = f"{candidate['module']}.{candidate['cls']}"
         try:
-            recipe = _try(candidate["module"], candidate["cls"], device)
+            recipe = _try(candidate, pool, documented, device)
         except Exception as exc:  # user code: any failure means "not this one"
             tried.append([label, f"{type(exc).__name__}: {exc}"[:300]])
             continue
+        budget = int(options.get("flag_budget", 6))
+        try:
+            recipe.update(_variants(recipe, device, budget))
+        except Exception as exc:  # the default that just ran fails the second time: no variant
+            why = f"{type(exc).__name__}: {exc}"[:200]
+            recipe.update(variants=[], left_out=[["every variant", why]], budget=budget)
+        for part in recipe["parts"]:
+            part.pop("features")
         recipe["tried"] = tried
         return recipe
     return {"tried": tried}
 
 
-def _try(module_name: str, cls_name: str, device: Any) -> dict[str, Any]:
-    import torch
+def _ordered(candidates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The candidates, a wrapper that nothing in the repository builds first: it is the
+    outermost model a user builds (around a decoder stack, a U-Net) and often holds the loss."""
 
-    module = importlib.import_module(module_name)
-    cls = getattr(module, cls_name)
-    kwargs, config = _constructor(cls, module)
-    if config is not None:
-        config_obj = getattr(importlib.import_module(config["module"]), config["cls"])
-        kwargs = {**kwargs, config["param"]: config_obj(**config["kwargs"])}
-    model = cls(**kwargs).to(device)
-    if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"{cls_name}(...) is not a torch.nn.Module")
-    inputs = _inputs(model, device)
-    plain = {k: v for k, v in kwargs.items() if config is None or k != config["param"]}
-    return {
-        "module": module_name,
-        "cls": cls_name,
-        "kwargs": plain,
-        "config": config,
-        "inputs": inputs,
-        "parameters": sum(p.numel() for p in model.parameters()),
-    }
-
-
-def _tiny(name: str, default: Any) -> Any:
-    """A tiny value for an integer argument named ``name`` (``default``: its default, if any)."""
-    lowered = name.lower()
-    if isinstance(default, int) and (default <= 4 or re.search(_KEEP, lowered)):
-        return default
-    for pattern, value in _TINY:
-        if re.search(pattern, lowered):
-            return value
-    if isinstance(default, int):
-        return default if default <= 64 else 16
-    raise TypeError(f"no tiny value known for the required argument `{name}`")
-
-
-def _is_int(param: Any) -> bool:
-    annotation = param.annotation
-    if isinstance(param.default, bool):
-        return False
-    return isinstance(param.default, int) or annotation in (int, "int")
-
-
-def _constructor(cls: type, module: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """Keyword arguments for ``cls``: integers shrunk; a config parameter built from its class."""
-    kwargs: dict[str, Any] = {}
-    config = None
-    for name, param in inspect.signature(cls).parameters.items():
-        if param.kind in _SKIP_KINDS:
-            continue
-        if _is_int(param):
-            kwargs[name] = _tiny(name, param.default if param.default is not param.empty else None)
-        elif param.default is param.empty:
-            config_cls = _config_class(param, module)
-            if config_cls is None:
-                raise TypeError(f"cannot guess the required argument `{name}`")
-            config = {
-                "module": config_cls.__module__,
-                "cls": config_cls.__qualname__,
-                "param": name,
-                "kwargs": _config_kwargs(config_cls),
-            }
-    return kwargs, config
-
-
-def _config_class(param: Any, module: Any) -> type | None:
-    """The class of a config argument: its annotation, else a `...Config` class in the module."""
-    annotation = param.annotation
-    if isinstance(annotation, str):
-        annotation = getattr(module, annotation.split(".")[-1].strip("'\""), None)
-    if (
-        isinstance(annotation, type)
-        and annotation is not param.empty
-        and annotation.__module__ not in ("builtins", "typing")
-    ):
-        return annotation
-    if not re.search(_CONFIG_NAMES, param.name.lower()):
-        return None
-    found = [
-        obj
-        for obj in vars(module).values()
-        if isinstance(obj, type)
-        and re.search(r"(Config|Cfg|Args|Params|Settings)$", obj.__name__)
-        and _config_kwargs(obj)
-    ]
-    return found[0] if len(found) == 1 else None
-
-
-def _config_kwargs(config_cls: type) -> dict[str, Any]:
-    """Tiny values for the integer fields of a config dataclass, or of a config's constructor."""
-    fields: list[tuple[str, Any]]
-    if dataclasses.is_dataclass(config_cls):
-        fields = [
-            (f.name, f.default)
-            for f in dataclasses.fields(config_cls)
-            if f.init and (f.type in (int, "int") or type(f.default) is int)
-        ]
-    else:
-        fields = [
-            (name, p.default)
-            for name, p in inspect.signature(config_cls).parameters.items()
-            if p.kind not in _SKIP_KINDS and _is_int(p)
-        ]
-    return {
-        name: _tiny(name, None if default is dataclasses.MISSING else default)
-        for name, default in fields
-    }
-
-
-def _inputs(model: Any, device: Any) -> list[dict[str, Any]]:
-    """The first guess at ``forward``'s required arguments that the model accepts."""
-    import torch
-
-    required = [
-        name
-        for name, p in inspect.signature(model.forward).parameters.items()
-        if p.kind not in _SKIP_KINDS and p.default is p.empty
-    ]
-    if not required:
-        raise TypeError("forward() takes no required argument to guess")
-    failures = []
-    for guess in _input_guesses(model, required):
+    def wraps(candidate: dict[str, Any]) -> bool:
         try:
-            with torch.no_grad():
-                _call(model, guess, device)
-        except Exception as exc:  # the model rejected these inputs: try the next guess
-            failures.append(f"{type(exc).__name__}: {exc}")
+            return is_wrapper(import_class(candidate["module"], candidate["cls"]))
+        except Exception:  # it is tried, and its failure said, in order below
+            return False
+
+    return sorted(candidates, key=lambda c: not (not c.get("uses") and wraps(c)))
+
+
+def _try(
+    candidate: dict[str, Any], pool: list[dict[str, Any]], documented: set[str], device: Any
+) -> dict[str, Any]:
+    cls = import_class(candidate["module"], candidate["cls"])
+    failures = []
+    for parts in plans(cls, var="model", role="model", pool=pool, documented=documented):
+        try:
+            model = build(parts, {}).to(device)
+            inputs = guess_inputs(model, device)
+        except Exception as exc:  # this way of building it failed: try the next
+            inner = [p["cls"] for p in parts if p["role"] == "module"]
+            around = f"around {inner[0]}: " if inner else ""
+            failures.append(f"{around}{type(exc).__name__}: {exc}")
             continue
-        return guess
-    raise TypeError("no guessed inputs worked: " + "; ".join(failures)[:400])
+        return {
+            "parts": parts,
+            "inputs": inputs,
+            "parameters": sum(p.numel() for p in model.parameters()),
+        }
+    raise TypeError("; ".join(failures)[:400])
 
 
-def _input_guesses(model: Any, required: list[str]) -> list[list[dict[str, Any]]]:
-    import torch
+def _variants(recipe: dict[str, Any], device: Any, budget: int) -> dict[str, Any]:
+    """The variants that build, run, and change the output or the weights: ``dropout``, then
+    one per feature flag up to ``budget``; the flags left out, and why."""
+    parts = recipe["parts"]
+    inputs = make_inputs(recipe["inputs"], device)
+    order = {"model": 0, "config": 1, "module": 2}
+    features = [
+        (part["var"], f)
+        for part in sorted(parts, key=lambda p: order[p["role"]])
+        for f in part["features"]
+    ]
+    labels = _labels([(var, f["name"]) for var, f in features])
+    default = _run(parts, {}, inputs, device)
+    variants: list[dict[str, Any]] = []
+    left_out: list[list[str]] = []
 
-    layers = [m for m in model.modules() if not list(m.children())]
-    embedding = next((m for m in layers if isinstance(m, torch.nn.Embedding)), None)
-    first = next(
-        (
-            m
-            for m in layers
-            if isinstance(m, (torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Conv3d, torch.nn.Linear))
-        ),
-        None,
-    )
-    guesses: list[list[dict[str, Any]]] = []
-    if embedding is not None:
-        tokens = {"kind": "tokens", "shape": [BATCH, TOKENS], "high": embedding.num_embeddings}
-        guesses.append([{"name": name, **tokens} for name in required])
-    if first is not None:
-        if isinstance(first, torch.nn.Linear):
-            shapes = [[BATCH, first.in_features], [BATCH, TOKENS, first.in_features]]
-        else:
-            spatial = {torch.nn.Conv1d: 1, torch.nn.Conv2d: 2, torch.nn.Conv3d: 3}[type(first)]
-            shapes = [[BATCH, first.in_channels] + [IMAGE] * spatial]
-        for shape in shapes:
-            guesses.append([{"name": name, "kind": "float", "shape": shape} for name in required])
-    return [g for g in guesses if _fits(g, required)]
-
-
-def _fits(guess: list[dict[str, Any]], required: list[str]) -> bool:
-    """One tensor per required argument; several only when all could be token ids."""
-    return len(required) == 1 or all(re.match(_TOKEN_NAMES, g["name"]) for g in guess)
-
-
-def make_inputs(guess: list[dict[str, Any]], device: Any) -> dict[str, Any]:
-    """The tensors a recipe's inputs describe (seeded by the caller)."""
-    import torch
-
-    made = {}
-    for spec in guess:
-        if spec["kind"] == "tokens":
-            made[spec["name"]] = torch.randint(0, spec["high"], spec["shape"], device=device)
-        else:
-            made[spec["name"]] = torch.randn(spec["shape"], device=device)
-    return made
-
-
-def _call(model: Any, guess: list[dict[str, Any]], device: Any) -> None:
-    import torch
-
-    outputs = model(**make_inputs(guess, device))
-    stack: list[Any] = [outputs]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, torch.Tensor) and item.is_floating_point():
+    def attempt(name: str, changes: dict[tuple[str, str], Any]) -> None:
+        try:
+            ran = _run(parts, changes, inputs, device)
+        except Exception as exc:  # this setting does not build or run: not a variant
+            left_out.append([name, f"{type(exc).__name__}: {exc}"[:200]])
             return
-        if isinstance(item, (tuple, list)):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-    raise TypeError("forward() returned no floating-point tensor to differentiate")
+        if ran == default:
+            left_out.append([name, "changed neither the output nor the weights"])
+            return
+        variants.append({
+            "name": name,
+            "changes": [[var, n, value, _was(features, var, n)] for (var, n), value in
+                        changes.items()],
+        })  # fmt: skip
+
+    dropout = {(var, f["name"]): f["value"] for var, f in features if f["kind"] == "dropout"}
+    if dropout:
+        attempt("dropout", dropout)
+    flags = [(var, f) for var, f in features if f["kind"] == "flag"]
+    tries, before = 0, len(variants)
+    for var, flag in flags:
+        label = labels[(var, flag["name"])]
+        if len(variants) - before >= budget or tries >= budget * _TRIES_PER_FLAG:
+            left_out.append([label, f"over the budget of {budget} feature flags"])
+            continue
+        tries += 1
+        attempt(label, {(var, flag["name"]): flag["value"]})
+    return {"variants": variants, "left_out": left_out, "budget": budget}
+
+
+def _was(features: list[tuple[str, dict[str, Any]]], var: str, name: str) -> Any:
+    return next(f["default"] for v, f in features if v == var and f["name"] == name)
+
+
+def _labels(keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """A variant's name: the flag's, or `part.flag` where two parts have a flag of that name."""
+    names = [name for _, name in keys]
+    taken = ("default", "dropout", "model", "inputs", "loss")  # the factory's other keys
+    return {
+        (var, n): n if names.count(n) == 1 and n not in taken else f"{var}.{n}" for var, n in keys
+    }
+
+
+def _run(
+    parts: list[dict[str, Any]], changes: dict[tuple[str, str], Any], inputs: Any, device: Any
+) -> tuple[Any, ...]:
+    """What one setting computes, from fixed seeds: its weights' names and shapes, and its
+    output's floating-point tensors (compared whole, with ``==`` on the tuple)."""
+    import torch
+
+    torch.manual_seed(0)
+    model = build(parts, changes).to(device)
+    torch.manual_seed(1)
+    with torch.no_grad():
+        outputs = model(**inputs)
+    shapes = tuple((k, tuple(v.shape)) for k, v in model.state_dict().items())
+    return shapes, tuple(_Exact(t) for t in tensors(outputs))
+
+
+class _Exact:
+    """A tensor compared by value, exactly (for ``==`` on what two settings computed)."""
+
+    def __init__(self, tensor: Any) -> None:
+        self.tensor = tensor
+
+    def __eq__(self, other: object) -> bool:
+        import torch
+
+        return isinstance(other, _Exact) and (
+            self.tensor.shape == other.tensor.shape and bool(torch.equal(self.tensor, other.tensor))
+        )
+
+    __hash__ = None  # type: ignore[assignment]

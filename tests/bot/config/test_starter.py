@@ -9,6 +9,7 @@ import pytest
 import yaml
 from gradgate.bot.config.model import Config, load_config
 from gradgate.bot.config.starter import starter_config
+from gradgate.bot.config.survey import survey
 from gradgate.checks import REGISTRY
 
 NANOGPT = [
@@ -246,6 +247,19 @@ def test_a_file_whose_class_derives_from_a_repo_module_class_is_model_code() -> 
     assert "src/vector_quantize/vq.py" in covered(config, "model-core", sorted(src_library()))
 
 
+def test_a_class_deriving_from_torch_nn_imported_under_another_name_is_model_code() -> None:
+    files = {
+        "ddpm/unet.py": "from torch.nn import Module\n\n\nclass Unet(Module):\n    pass\n",
+        "ddpm/attend.py": "from torch.nn import (\n    Module as Base,\n)\n\n\n"
+        "class Attend(Base):\n    pass\n",
+        "ddpm/mlp.py": "import torch.nn as tnn\n\n\nclass MLP(tnn.Linear):\n    pass\n",
+        "ddpm/cell.py": "from torch import nn as N\n\n\nclass Cell(N.GRUCell):\n    pass\n",
+        "ddpm/plain.py": "import torch as nn2\n\n\nclass Plain(nn2.Tensor, object):\n    pass\n",
+    }
+    found = survey(sorted(files), lambda path: files[path].encode() if path in files else None)
+    assert set(found.model) == {"ddpm/unet.py", "ddpm/attend.py", "ddpm/mlp.py", "ddpm/cell.py"}
+
+
 def test_owners_come_from_codeowners_for_the_files_of_each_zone() -> None:
     by_zone = {z.name: z.owners for z in proposed(examples_monorepo()).zones}
     assert by_zone["training"] == ("@mnist-owner",)
@@ -323,10 +337,10 @@ def test_each_check_of_a_zone_says_why_it_is_required() -> None:
     model_zone = text.split("- name: model-core")[0].rsplit("\n\n", 1)[1]
     assert "api-contract: a signature change here breaks its callers" in model_zone
     assert "config-docs: the docs describe this code" in model_zone
-    assert "gradient, checkpoint: set `model:` above first" in model_zone
+    assert "gradient, checkpoint, behaviour: set `model:` above first" in model_zone
 
 
-def test_with_a_model_entry_point_the_model_checks_are_required() -> None:
+def test_with_a_model_entry_point_the_model_checks_are_required_behaviour_beside_gradient() -> None:
     files = nanogpt_flat()
     data = {path: text.encode() for path, text in files.items()}
     text = starter_config(sorted(data), data.get, entrypoint="gradgate_model.py:build")
@@ -334,8 +348,9 @@ def test_with_a_model_entry_point_the_model_checks_are_required() -> None:
     assert config.model is not None and config.model.entrypoint == "gradgate_model.py:build"
     assert checks_of(config)["model-core"] == (
         "protected", "api-contract", "dl-lint", "config-docs", "gradient", "checkpoint",
+        "behaviour",
     )  # fmt: skip
-    assert "# - gradient" not in text
+    assert "# - gradient" not in text and "# - behaviour" not in text
 
 
 def test_files_with_datasets_transforms_or_image_decoding_get_a_data_zone() -> None:
