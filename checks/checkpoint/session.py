@@ -3,7 +3,9 @@
 The I/O edge of the check. Requests to the revisions' children (one long-lived child per
 revision, shared with the other model checks: ``checks.model.session``): ``base`` (only when
 the base model is a reference or equivalence is on), ``head`` (always), and a second ``head``
-only when renames were inferred, to dry-run the suggested map before suggesting it.
+only when renames were inferred, to dry-run the suggested map before suggesting it. Each
+request covers every variant the factory returns (one factory call per build, in the same
+child): one ``from_base`` reference per base variant, one equivalence result per variant.
 Everything they return is judged and worded by pure modules.
 """
 
