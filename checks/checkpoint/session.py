@@ -138,7 +138,6 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
     rules = settings.rules
     checked = [_Checked(r.name, r.label, r.file, r.read.entries) for _, r in ready]
     requests = [_with_runs(r.request(key=ref.key), rules) for ref, r in ready]
-    exchange = ""  # where head's child reads the weights base's child saved, once handed over
     # References live in either tree or, given as absolute paths, anywhere: each child may
     # read both trees and those files.
     outside = [r.read.path for _, r in ready if Path(r.name).is_absolute()]
@@ -146,40 +145,13 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
     equivalence = settings.equivalence
     if not requests and not settings.checks_base and not equivalence.enabled:
         return Outcome(tuple(findings), unusable)  # nothing left that needs the model
-    # Each variant's findings, by ``variant_key``, in the head's order of variants.
-    said: dict[str, list[Finding]] = {}
-    base_models: dict[str, ModelInfo] = {}  # by ``variant_key``; empty: base was not built
-    base_names: list[str | None] = []
-    saved_base = False
+    base = _Base()
     if settings.checks_base or equivalence.enabled:
-        base_kwargs: dict[str, Any] = {}
-        if equivalence.enabled:
-            base_kwargs["equivalence"] = {
-                "file": BASE_WEIGHTS,
-                "max_parameters": equivalence.max_parameters,
-            }
-        children.warm("head")  # while base runs, where there is a core for it
-        value = children.run("base", base_kwargs)
-        for item in value["variants"]:
-            name, base_model = item["variant"], ModelInfo.from_json(item["model"])
-            base_names.append(name)
-            base_models[variant_key(name)] = base_model
-            base_equivalence = item.get("equivalence") or {}
-            saved_base |= bool(base_equivalence.get("saved"))
-            if base_equivalence.get("skipped"):
-                skipped = equivalence_skipped(base_equivalence.get("parameters"))
-                said.setdefault(variant_key(name), []).append(skipped)
-            if settings.checks_base:
-                checked.append(
-                    _Checked(FROM_BASE, "the base model's state dict", None, base_model.entries)
-                )
-                requests.append(_with_runs({**_from_base(base_model), "variant": name}, rules))
-        if saved_base:
-            exchange = children.hand_over(BASE_WEIGHTS)
+        base = _ask_base(children, settings, checked, requests)
     head_kwargs: dict[str, Any] = {"references": requests}
-    if saved_base:
+    if base.exchange:
         head_kwargs["equivalence"] = {
-            "path": exchange,
+            "path": base.exchange,
             "migrations": rules,
             "atol": equivalence.atol,
             "rtol": equivalence.rtol,
@@ -190,12 +162,13 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
         for item in value["variants"]
     ]
     head_models = {variant_key(name): model for name, model in heads}
-    said = {key: said.get(key, []) for key in head_models}  # a base-only variant is a note
+    # Each variant's findings, by ``variant_key``, in the head's order (a base-only one: a note).
+    said = {key: list(base.said.get(key, ())) for key in head_models}
     model = heads[0][1]
     if not model.meta:
         findings.append(built_for_real(model.meta_error))
-    if base_models:
-        findings += unpaired(base_names, [name for name, _ in heads])
+    if base.models:
+        findings += unpaired(base.names, [name for name, _ in heads])
     judged: list[_Judged] = []
     for index, (info, item) in enumerate(zip(checked, value["references"], strict=True)):
         if item.get("unpaired"):
@@ -207,7 +180,7 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
             continue
         key = variant_key(load.variant)
         entries = load.entries if load.entries is not None else _stripped(info.entries, load.prefix)
-        base_keys = frozenset(base_models[key].entries) if key in base_models else None
+        base_keys = frozenset(base.models[key].entries) if key in base.models else None
         judgement = judge(
             entries,
             load.shared,
@@ -222,17 +195,11 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
         variant_key(item["variant"]): EquivalenceResult.from_json(item)
         for item in value.get("equivalence") or ()
     }
-    equivalence_request = None
-    if saved_base:
-        equivalence_request = {
-            "path": exchange,
-            "atol": equivalence.atol,
-            "rtol": equivalence.rtol,
-        }
     uncompared = {key for key, result in results.items() if not result.compared}
     verified, suggested = _verify(
-        children, judged, requests, rules, equivalence=equivalence_request, uncompared=uncompared
-    )
+        children, judged, requests, rules,
+        equivalence=head_kwargs.get("equivalence"), uncompared=uncompared,
+    )  # fmt: skip
     # The outputs under the suggested map say more than "not compared".
     same = {key: result.equal for key, result in suggested.items() if result.compared}
     results.update((key, result) for key, result in suggested.items() if result.compared)
@@ -261,6 +228,52 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
     findings += named(said)
     metrics = {"references": float(len(checked)), "model_keys": float(len(model.entries))}
     return Outcome(tuple(findings), unusable, metrics, tuple(dict.fromkeys(suppressed)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Base:
+    """What the base child said: each variant's model (by ``variant_key``; none: base was not
+    built), the variants' names in its order, notes per variant, and where head's child reads
+    the weights base's child saved ("": none saved)."""
+
+    models: Mapping[str, ModelInfo] = field(default_factory=dict)
+    names: tuple[str | None, ...] = ()
+    said: Mapping[str, Sequence[Finding]] = field(default_factory=dict)
+    exchange: str = ""
+
+
+def _ask_base(
+    children: _Children,
+    settings: CheckpointSettings,
+    checked: list[_Checked],
+    requests: list[dict[str, Any]],
+) -> _Base:
+    """Ask the base child for every variant's model (and, with equivalence on, its weights and
+    outputs, handed over to head); with `from_base`, add each variant's state dict to the
+    references (``checked`` and ``requests``), for its namesake at head."""
+    equivalence = settings.equivalence
+    kwargs: dict[str, Any] = {}
+    if equivalence.enabled:
+        kwargs["equivalence"] = {"file": BASE_WEIGHTS, "max_parameters": equivalence.max_parameters}
+    children.warm("head")  # while base runs, where there is a core for it
+    value = children.run("base", kwargs)
+    models: dict[str, ModelInfo] = {}
+    said: dict[str, list[Finding]] = {}
+    saved = False
+    for item in value["variants"]:
+        name, model = item["variant"], ModelInfo.from_json(item["model"])
+        models[variant_key(name)] = model
+        answer = item.get("equivalence") or {}
+        saved |= bool(answer.get("saved"))
+        if answer.get("skipped"):
+            said.setdefault(variant_key(name), []).append(
+                equivalence_skipped(answer.get("parameters"))
+            )
+        if settings.checks_base:
+            checked.append(_Checked(FROM_BASE, "the base model's state dict", None, model.entries))
+            requests.append(_with_runs({**_from_base(model), "variant": name}, settings.rules))
+    names = tuple(item["variant"] for item in value["variants"])
+    return _Base(models, names, said, children.hand_over(BASE_WEIGHTS) if saved else "")
 
 
 def _with_runs(request: dict[str, Any], rules: Sequence[tuple[str, str | None]]) -> dict[str, Any]:
