@@ -11,6 +11,7 @@ Parent side (gradgate's interpreter, never torch):
   infer.py       renames (legacy, prefix, module signature) and fused/split conversions
   findings.py    words for a judgement, with the `migrations:` map to paste
   failures.py    words for what failed in a child (torch too old, outputs that differ)
+  variants.py    each variant's findings named; a variant at one revision only, a note
   tensors.py     shape and dtype without tensors
 
 Child side (the user's interpreter: stdlib and torch, Python 3.9+): child/, see its docstring.

@@ -2,10 +2,12 @@
 
 It exports base and head, reads the configured references in gradgate's own process (headers
 and pickle opcodes only: ``read``), and runs the user's model in the revisions' children
-(``session``, through the gate's model session: ``checks.model.session``): the base model
-described on the meta device (the default reference), the head model on meta with every
-reference dry-run into it, and base weights compared with head outputs. ``judge`` sorts what
-the dry runs saw, ``infer`` proposes rename maps, ``findings`` and ``failures`` word it.
+(``session``, through the gate's model session: ``checks.model.session``): each variant of
+the base model described on the meta device (the default reference), each variant of the head
+model on meta with its namesake's state dict dry-run into it (reference files: into the
+first), and each variant's base weights compared with its head outputs. ``judge`` sorts what
+the dry runs saw, ``infer`` proposes rename maps, ``findings`` and ``failures`` word it,
+``variants`` names the variant each finding is about.
 """
 
 from __future__ import annotations

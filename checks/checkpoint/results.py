@@ -1,4 +1,5 @@
-"""The child's JSON answers as frozen values: the model, each load, each reference, equivalence."""
+"""The child's JSON answers as frozen values: each variant's model, each load, each reference,
+equivalence."""
 
 from __future__ import annotations
 
@@ -130,6 +131,7 @@ class RefLoad:
     runs: Mapping[str, LoadRun]
     used: Mapping[str, Mapping[int, tuple[str, ...]]]  # run -> migration index -> keys
     error: Mapping[str, Any] | None = None
+    variant: str | None = None  # the head model's variant it was dry-run into (None: the one)
 
     @classmethod
     def from_json(cls, value: Mapping[str, Any]) -> RefLoad:
@@ -147,6 +149,7 @@ class RefLoad:
                 for run, by_rule in value.get("used", {}).items()
             },
             error=value.get("error"),
+            variant=value.get("variant"),
         )
 
     def relative_to(self, root: Path) -> RefLoad:

@@ -3,7 +3,9 @@
 The I/O edge of the check. Requests to the revisions' children (one long-lived child per
 revision, shared with the other model checks: ``checks.model.session``): ``base`` (only when
 the base model is a reference or equivalence is on), ``head`` (always), and a second ``head``
-only when renames were inferred, to dry-run the suggested map before suggesting it.
+only when renames were inferred, to dry-run the suggested map before suggesting it. Each
+request covers every variant the factory returns (one factory call per build, in the same
+child): one ``from_base`` reference per base variant, one equivalence result per variant.
 Everything they return is judged and worded by pure modules.
 """
 
@@ -11,13 +13,14 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gradgate.checks.base import Finding, Severity, Suppression
 from gradgate.checks.checkpoint import findings as words
+from gradgate.checks.checkpoint.child.policy import variant_key
 from gradgate.checks.checkpoint.failures import (
     built_for_real,
     equivalence_findings,
@@ -29,6 +32,7 @@ from gradgate.checks.checkpoint.references import prepare
 from gradgate.checks.checkpoint.results import EquivalenceResult, ModelInfo, RefLoad
 from gradgate.checks.checkpoint.settings import CheckpointSettings
 from gradgate.checks.checkpoint.tensors import Entries, entries_to_json
+from gradgate.checks.checkpoint.variants import named, unpaired
 from gradgate.checks.model.lines import read_diff
 from gradgate.checks.model.spec import ModelSpec
 from gradgate.checks.model.turns import Revisions
@@ -111,6 +115,19 @@ class _Children:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    """A reference loaded into one head variant, and what the dry runs say."""
+
+    index: int  # its place among the requests
+    info: _Checked
+    load: RefLoad
+    judgement: Judgement
+    entries: Entries
+    variant: str  # the head variant it was loaded into, by ``variant_key``
+    model: ModelInfo  # that variant's head model
+
+
 def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec) -> Outcome:
     ctx, base_root, head_root = sides.ctx, sides.root("base"), sides.root("head")
     changed = {path for change in ctx.changes for path in change.paths}
@@ -121,7 +138,6 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
     rules = settings.rules
     checked = [_Checked(r.name, r.label, r.file, r.read.entries) for _, r in ready]
     requests = [_with_runs(r.request(key=ref.key), rules) for ref, r in ready]
-    exchange = ""  # where head's child reads the weights base's child saved, once handed over
     # References live in either tree or, given as absolute paths, anywhere: each child may
     # read both trees and those files.
     outside = [r.read.path for _, r in ready if Path(r.name).is_absolute()]
@@ -129,102 +145,135 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
     equivalence = settings.equivalence
     if not requests and not settings.checks_base and not equivalence.enabled:
         return Outcome(tuple(findings), unusable)  # nothing left that needs the model
-    base_model: ModelInfo | None = None
-    saved_base = False
+    base = _Base()
     if settings.checks_base or equivalence.enabled:
-        base_kwargs: dict[str, Any] = {}
-        if equivalence.enabled:
-            base_kwargs["equivalence"] = {
-                "file": BASE_WEIGHTS,
-                "max_parameters": equivalence.max_parameters,
-            }
-        children.warm("head")  # while base runs, where there is a core for it
-        value = children.run("base", base_kwargs)
-        base_model = ModelInfo.from_json(value["model"])
-        base_equivalence = value.get("equivalence") or {}
-        saved_base = bool(base_equivalence.get("saved"))
-        if saved_base:
-            exchange = children.hand_over(BASE_WEIGHTS)
-        if base_equivalence.get("skipped"):
-            findings.append(equivalence_skipped(base_equivalence.get("parameters")))
-        if settings.checks_base:
-            checked.append(
-                _Checked(FROM_BASE, "the base model's state dict", None, base_model.entries)
-            )
-            requests.append(_with_runs(_from_base(base_model), rules))
+        base = _ask_base(children, settings, checked, requests)
     head_kwargs: dict[str, Any] = {"references": requests}
-    if saved_base:
+    if base.exchange:
         head_kwargs["equivalence"] = {
-            "path": exchange,
+            "path": base.exchange,
             "migrations": rules,
             "atol": equivalence.atol,
             "rtol": equivalence.rtol,
         }
     value = children.run("head", head_kwargs)
-    model = ModelInfo.from_json(value["model"]).relative_to(head_root)
+    heads = [
+        (item["variant"], ModelInfo.from_json(item["model"]).relative_to(head_root))
+        for item in value["variants"]
+    ]
+    head_models = {variant_key(name): model for name, model in heads}
+    # Each variant's findings, by ``variant_key``, in the head's order (a base-only one: a note).
+    said = {key: list(base.said.get(key, ())) for key in head_models}
+    model = heads[0][1]
     if not model.meta:
         findings.append(built_for_real(model.meta_error))
-    loads = [RefLoad.from_json(item).relative_to(head_root) for item in value["references"]]
-    judged: list[tuple[_Checked, RefLoad, Judgement, Entries]] = []
-    for info, load in zip(checked, loads, strict=True):
+    if base.models:
+        findings += unpaired(base.names, [name for name, _ in heads])
+    judged: list[_Judged] = []
+    for index, (info, item) in enumerate(zip(checked, value["references"], strict=True)):
+        if item.get("unpaired"):
+            continue  # a base variant the head lacks: noted above
+        load = RefLoad.from_json(item).relative_to(head_root)
         if load.error is not None:
             findings.append(reference_error(load.error, label=info.label, file=info.file))
             unusable = True
             continue
+        key = variant_key(load.variant)
         entries = load.entries if load.entries is not None else _stripped(info.entries, load.prefix)
+        base_keys = frozenset(base.models[key].entries) if key in base.models else None
         judgement = judge(
             entries,
             load.shared,
-            model,
+            head_models[key],
             load.runs,
             load.used,
             rules if MIGRATED in load.runs else [],
-            base_keys=None if base_model is None else frozenset(base_model.entries),
+            base_keys=base_keys,
         )
-        judged.append((info, load, judgement, entries))
-    equivalence_request = None
-    if saved_base:
-        equivalence_request = {
-            "path": exchange,
-            "atol": equivalence.atol,
-            "rtol": equivalence.rtol,
-        }
-    result = EquivalenceResult.from_json(value["equivalence"]) if "equivalence" in value else None
+        judged.append(_Judged(index, info, load, judgement, entries, key, head_models[key]))
+    results = {
+        variant_key(item["variant"]): EquivalenceResult.from_json(item)
+        for item in value.get("equivalence") or ()
+    }
+    uncompared = {key for key, result in results.items() if not result.compared}
     verified, suggested = _verify(
-        children,
-        judged,
-        requests,
-        checked,
-        rules,
-        head_root=head_root,
-        equivalence=equivalence_request if result is not None and not result.compared else None,
-    )
-    if suggested is not None and suggested.compared:
-        result = suggested  # the outputs under the suggested map say more than "not compared"
-    same = None if suggested is None or not suggested.compared else suggested.equal
+        children, judged, requests, rules,
+        equivalence=head_kwargs.get("equivalence"), uncompared=uncompared,
+    )  # fmt: skip
+    # The outputs under the suggested map say more than "not compared".
+    same = {key: result.equal for key, result in suggested.items() if result.compared}
+    results.update((key, result) for key, result in suggested.items() if result.compared)
     severity = Severity.BLOCKING if settings.dtype_changes == "block" else Severity.WARNING
     diff = read_diff(ctx)
     suppressed: list[Suppression] = []
-    for info, _load, judgement, _entries in judged:
+    for one in judged:
         found_here, accepted = words.findings_for(
-            judgement,
-            label=info.label,
-            file=info.file,
+            one.judgement,
+            label=one.info.label,
+            file=one.info.file,
             rules=rules,
-            verified=verified.get(info.name),
+            verified=verified.get(one.index),
             dtype_severity=severity,
-            same_outputs=same if info.name == FROM_BASE else None,
-            classes=model.classes,
+            same_outputs=same.get(one.variant) if one.info.name == FROM_BASE else None,
+            classes=one.model.classes,
             diff=diff,
             allow=settings.allow,
         )
-        findings.extend(found_here)
+        said[one.variant] += found_here
         suppressed.extend(accepted)
-    if result is not None:
-        breaks = any(f.severity is Severity.BLOCKING for f in findings)
-        findings.extend(equivalence_findings(result, rules=rules, quiet=breaks))
+    breaks = any(f.severity is Severity.BLOCKING for f in findings)
+    for key, result in results.items():
+        quiet = breaks or any(f.severity is Severity.BLOCKING for f in said[key])
+        said[key] += equivalence_findings(result, rules=rules, quiet=quiet)
+    findings += named(said)
     metrics = {"references": float(len(checked)), "model_keys": float(len(model.entries))}
-    return Outcome(tuple(findings), unusable, metrics, tuple(suppressed))
+    return Outcome(tuple(findings), unusable, metrics, tuple(dict.fromkeys(suppressed)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Base:
+    """What the base child said: each variant's model (by ``variant_key``; none: base was not
+    built), the variants' names in its order, notes per variant, and where head's child reads
+    the weights base's child saved ("": none saved)."""
+
+    models: Mapping[str, ModelInfo] = field(default_factory=dict)
+    names: tuple[str | None, ...] = ()
+    said: Mapping[str, Sequence[Finding]] = field(default_factory=dict)
+    exchange: str = ""
+
+
+def _ask_base(
+    children: _Children,
+    settings: CheckpointSettings,
+    checked: list[_Checked],
+    requests: list[dict[str, Any]],
+) -> _Base:
+    """Ask the base child for every variant's model (and, with equivalence on, its weights and
+    outputs, handed over to head); with `from_base`, add each variant's state dict to the
+    references (``checked`` and ``requests``), for its namesake at head."""
+    equivalence = settings.equivalence
+    kwargs: dict[str, Any] = {}
+    if equivalence.enabled:
+        kwargs["equivalence"] = {"file": BASE_WEIGHTS, "max_parameters": equivalence.max_parameters}
+    children.warm("head")  # while base runs, where there is a core for it
+    value = children.run("base", kwargs)
+    models: dict[str, ModelInfo] = {}
+    said: dict[str, list[Finding]] = {}
+    saved = False
+    for item in value["variants"]:
+        name, model = item["variant"], ModelInfo.from_json(item["model"])
+        models[variant_key(name)] = model
+        answer = item.get("equivalence") or {}
+        saved |= bool(answer.get("saved"))
+        if answer.get("skipped"):
+            said.setdefault(variant_key(name), []).append(
+                equivalence_skipped(answer.get("parameters"))
+            )
+        if settings.checks_base:
+            checked.append(_Checked(FROM_BASE, "the base model's state dict", None, model.entries))
+            requests.append(_with_runs({**_from_base(model), "variant": name}, settings.rules))
+    names = tuple(item["variant"] for item in value["variants"])
+    return _Base(models, names, said, children.hand_over(BASE_WEIGHTS) if saved else "")
 
 
 def _with_runs(request: dict[str, Any], rules: Sequence[tuple[str, str | None]]) -> dict[str, Any]:
@@ -251,39 +300,41 @@ def _stripped(entries: Entries | None, prefix: str) -> Entries:
 
 def _verify(
     children: _Children,
-    judged: Sequence[tuple[_Checked, RefLoad, Judgement, Entries]],
+    judged: Sequence[_Judged],
     requests: Sequence[dict[str, Any]],
-    checked: Sequence[_Checked],
     rules: Sequence[tuple[str, str | None]],
     *,
-    head_root: Path,
     equivalence: Mapping[str, Any] | None,
-) -> tuple[dict[str, bool], EquivalenceResult | None]:
-    """Dry-run each suggested map (declared migrations + inferred renames) in a fresh head
-    child: (reference name -> whether it then loads cleanly, and, when base weights did not
-    load as saved, the outputs compared under the base model's suggested map)."""
-    by_name = {info.name: request for info, request in zip(checked, requests, strict=True)}
-    again = []
-    base_map = None
-    for info, _load, judgement, _entries in judged:
-        renames = judgement.inference.renames if judgement.inference else ()
+    uncompared: Collection[str],
+) -> tuple[dict[int, bool], dict[str, EquivalenceResult]]:
+    """Dry-run each suggested map (declared migrations + inferred renames) in the head child:
+    (reference index -> whether it then loads cleanly, and, for each variant in
+    ``uncompared`` (its base weights did not load as saved), the outputs compared under the
+    map suggested for its base state dict)."""
+    again, indices = [], []
+    maps: dict[str, list[list[str | None]]] = {}
+    for one in judged:
+        renames = one.judgement.inference.renames if one.judgement.inference else ()
         if renames:
-            request = dict(by_name[info.name])
+            request = dict(requests[one.index])
             suggested = [*rules, *((r.pattern, r.replacement) for r in renames)]
             request["runs"] = {SUGGESTED: [list(rule) for rule in suggested]}
             again.append(request)
-            if info.name == FROM_BASE:
-                base_map = suggested
+            indices.append(one.index)
+            if one.info.name == FROM_BASE and one.variant in uncompared:
+                maps[one.variant] = [list(rule) for rule in suggested]
     if not again:
-        return {}, None
+        return {}, {}
     kwargs: dict[str, Any] = {"references": again}
-    if equivalence is not None and base_map is not None:
-        kwargs["equivalence"] = {**equivalence, "migrations": [list(r) for r in base_map]}
+    if equivalence is not None and maps:
+        kwargs["equivalence"] = {**equivalence, "migrations": [], "variants": maps}
     value = children.run("head", kwargs)
     loads = {}
-    for item in value["references"]:
-        load = RefLoad.from_json(item)
-        run = load.runs.get(SUGGESTED)
-        loads[load.name] = run is not None and run.clean
-    outputs = value.get("equivalence")
-    return loads, None if outputs is None else EquivalenceResult.from_json(outputs)
+    for index, item in zip(indices, value["references"], strict=True):
+        run = RefLoad.from_json(item).runs.get(SUGGESTED)
+        loads[index] = run is not None and run.clean
+    outputs = {
+        variant_key(item["variant"]): EquivalenceResult.from_json(item)
+        for item in value.get("equivalence") or ()
+    }
+    return loads, outputs

@@ -6,6 +6,10 @@ and the runs one after the other (``checks.model.turns``); head takes the input 
 base's transform took where it can.
 The parent names what changed (``compare``) and words it (``findings``). A crash, hang or
 unusable factory at either revision is an error naming the revision, never a pass.
+
+Unlike the model checks, it has no variants to run (issue 35): its factory is the `data:`
+block's, which builds the data path, not the model, so a model factory's named variants do
+not reach it, and there is one transform (or dataset) per revision to compare.
 """
 
 from __future__ import annotations

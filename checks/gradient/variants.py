@@ -57,18 +57,23 @@ def in_variant(findings: Sequence[Finding], name: str | None) -> list[Finding]:
     return [replace(f, message=f"In variant `{name}`: {f.message}") for f in findings]
 
 
-def across_variants(said: Sequence[tuple[str | None, Sequence[Finding]]]) -> list[Finding]:
+def across_variants(
+    said: Sequence[tuple[str | None, Sequence[Finding]]], *, plain: str | None = None
+) -> list[Finding]:
     """Each variant's findings, one finding for what several variants say alike (issue 36:
     one `.detach()` in a block every variant runs is one cause, not a finding per variant),
-    naming the variants it holds for."""
+    naming the variants it holds for. A finding of the variant ``plain`` alone reads as a
+    single model's (the checkpoint check's `default`: its findings read as they always did)."""
     alike: dict[Finding, list[str | None]] = {}
     for name, findings in said:
         for f in findings:
-            alike.setdefault(f, []).append(name)
+            names = alike.setdefault(f, [])
+            if name not in names:  # said twice by one variant: once
+                names.append(name)
     out = []
     for f, names in alike.items():
         if len(names) == 1 or None in names:
-            out += in_variant([f], names[0])
+            out += in_variant([f], None if names[0] == plain else names[0])
             continue
         every = len(names) == len(said)
         shown = ", ".join(f"`{n}`" for n in names)

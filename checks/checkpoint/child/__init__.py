@@ -1,6 +1,7 @@
 """Child-side code of the checkpoint check: runs under the user's interpreter (stdlib + torch).
 
-``programs`` holds the two entry points the parent names (one per revision); ``describe``
+``programs`` holds the two entry points the parent names (one per revision, each over every
+variant the factory returns); ``describe``
 reads a model built on the meta device; ``load`` reads torch.save checkpoints with
 ``weights_only=True``; ``dry_run`` loads metadata into the meta model; ``equivalence``
 compares outputs with real weights; ``source`` reads the model's source (its own load shims,

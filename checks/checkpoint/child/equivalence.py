@@ -1,12 +1,13 @@
 """Do base weights still mean the same in the head model? Real weights, a fixed input, outputs.
 
-At base: the model built with seeded real weights runs on the factory's example inputs in eval
-mode; its state dict, the inputs and the outputs go to one file (``save``). At head: the model
-(built with another seed, so a tensor that fails to load shows) loads that state dict after the
-declared migrations, with ``load_state_dict`` as a user would (``copy_``, so ties hold and a
-tensor loaded twice into one tied parameter silently keeps the last, C13), runs on the same
-inputs, and its outputs are compared (``compare``). Metadata cannot see a transposed square
-weight (C12) or weights newly tied; this can.
+At base: each variant the factory returns, built with seeded real weights, runs on its example
+inputs in eval mode; its state dict, the inputs and the outputs make one record (``record``),
+and the records of every variant go to one file. At head: each variant (built with another
+seed, so a tensor that fails to load shows) loads its namesake's state dict after the declared
+migrations, with ``load_state_dict`` as a user would (``copy_``, so ties hold and a tensor
+loaded twice into one tied parameter silently keeps the last, C13), runs on the same inputs,
+and its outputs are compared (``compare``). Metadata cannot see a transposed square weight
+(C12) or weights newly tied; this can.
 """
 
 from __future__ import annotations
@@ -54,34 +55,31 @@ def to_device(value: Any, device: Any) -> Any:
     return value
 
 
-def save(model: Any, args: Any, kwargs: Any, path: str) -> dict[str, Any]:
-    """Run the base model (on its device, eval mode) and write what the head needs to ``path``."""
+def record(model: Any, args: Any, kwargs: Any, *, variant: str | None) -> dict[str, Any]:
+    """Run the base model (on its device, eval mode): what the head needs to compare with it."""
     model.eval()
     with torch.no_grad():
         outputs = tensors(model(*args, **kwargs))
-    torch.save(
-        {
-            "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
-            "args": to_cpu(tuple(args)),
-            "kwargs": to_cpu(dict(kwargs)),
-            "outputs": [t.detach().cpu() for t in outputs],
-        },
-        path,
-    )
-    return {"saved": True, "outputs": len(outputs)}
+    return {
+        "variant": variant,
+        "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+        "args": to_cpu(tuple(args)),
+        "kwargs": to_cpu(dict(kwargs)),
+        "outputs": [t.detach().cpu() for t in outputs],
+    }
 
 
 def compare(
     model: Any,
-    path: str,
+    saved: Mapping[str, Any],
     *,
     migrations: list[Any],
     atol: float,
     rtol: float,
     device: Any,
 ) -> dict[str, Any]:
-    """Load the base weights at ``path`` into ``model`` (on ``device``) and compare outputs."""
-    saved = torch.load(path, weights_only=True, map_location="cpu")
+    """Load the base weights of ``saved`` (one variant's ``record``) into ``model`` (on
+    ``device``) and compare outputs."""
     refused: dict[str, Any] | None = load_weights(model, saved["state_dict"], migrations=migrations)
     if refused is not None:
         return refused

@@ -1,4 +1,4 @@
-"""Inside the sandbox child: the model built on the meta device, without random values.
+"""Inside the sandbox child: the model's variants built on the meta device, without random values.
 
 On the meta device a tensor has a shape and a dtype but no values, yet torch still runs a
 random op's meta kernel, and for ``randn``, ``randint`` and ``normal_`` that kernel is Python
@@ -20,7 +20,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from ...model.child import Problem, load
+from ...model.child import Problem, finish, variants
 from ...sandbox.child import Target
 
 _MAX_ERROR = 2000
@@ -80,37 +80,48 @@ class NoValuesOnMeta(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
-# The model `warm` built on meta for the next request, with the request it was built for.
+# The models `warm` built on meta for the next request, with the request they were built for.
 _AHEAD: dict[str, Any] = {}
 
+Built = list[tuple[Any, Any]]  # [(variant name or None: the factory's one model, model), ...]
 
-def build_meta(request: dict[str, Any], target: Target, device: Any) -> tuple[Any, str | None]:
-    """(the model, None) built on meta; (the model on ``device``, why not meta) otherwise. A
-    model :func:`build_ahead` made for the same request is used once instead of a new build."""
-    ahead = _AHEAD.pop("model", None)
+
+def build_meta(request: dict[str, Any], target: Target, device: Any) -> tuple[Built, str | None]:
+    """(every variant's model, None), built on meta; (each built on ``device``, why not meta)
+    otherwise. The factory runs once either way. Models :func:`build_ahead` made for the same
+    request are used once instead of a new build."""
+    ahead = _AHEAD.pop("models", None)
     if ahead is not None and ahead[0] == _key(request):
         return ahead[1], None
     try:
-        return _meta_model(request, target), None
+        return _meta_models(request, target), None
     except Problem:
         raise
     except Exception as exc:
         reason = f"{type(exc).__name__}: {exc}"[:_MAX_ERROR]
-    return load(request, target, device=device).model, reason
+    return built(request, target, device=device), reason
 
 
 def build_ahead(request: dict[str, Any], target: Target) -> None:
-    """Build the model on meta now, for the next request of the same revision to use: whatever
+    """Build the models on meta now, for the next request of the same revision to use: whatever
     the build imports (torch's symbolic shapes, with sympy, where the factory runs ops whose
     meta kernels are Python) is then imported while the other revision's child works. A
     factory that fails on meta raises here; the next request builds it again and says why."""
     _AHEAD.clear()
-    _AHEAD["model"] = (_key(request), _meta_model(request, target))
+    _AHEAD["models"] = (_key(request), _meta_models(request, target))
 
 
-def _meta_model(request: dict[str, Any], target: Target) -> Any:
+def built(request: dict[str, Any], target: Target, *, device: Any) -> Built:
+    """The factory called once; each of its variants (or its one model) finished on ``device``."""
+    return [
+        (name, finish(request, made, device=device, variant=name).model)
+        for name, made in variants(request, target)
+    ]
+
+
+def _meta_models(request: dict[str, Any], target: Target) -> Built:
     with torch.device("meta"), NoValuesOnMeta():
-        return load(request, target, device=torch.device("meta")).model
+        return built(request, target, device=torch.device("meta"))
 
 
 def _key(request: dict[str, Any]) -> str:

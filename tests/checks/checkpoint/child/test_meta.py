@@ -92,12 +92,13 @@ def test_the_model_built_ahead_serves_the_next_build_of_the_same_revision_once(
 ) -> None:
     request = _request(tmp_path)
     build_ahead(request, Target(request))
-    built_ahead = meta._AHEAD["model"][1]
+    built_ahead = meta._AHEAD["models"][1]
     first = meta.build_meta(request, Target(request), torch.device("cpu"))
     second = meta.build_meta(request, Target(request), torch.device("cpu"))
     assert first == (built_ahead, None)
     assert second[0] is not built_ahead and second[1] is None  # used once
-    assert next(built_ahead.parameters()).is_meta
+    [(variant, model)] = built_ahead
+    assert variant is None and next(model.parameters()).is_meta
 
 
 def test_a_model_built_ahead_for_another_tree_is_not_used(tmp_path: Path) -> None:
@@ -105,6 +106,6 @@ def test_a_model_built_ahead_for_another_tree_is_not_used(tmp_path: Path) -> Non
     (tmp_path / "b").mkdir()
     other, request = _request(tmp_path / "a"), _request(tmp_path / "b")
     build_ahead(other, Target(other))
-    built_ahead = meta._AHEAD["model"][1]
+    built_ahead = meta._AHEAD["models"][1]
     built, _ = meta.build_meta(request, Target(request), torch.device("cpu"))
-    assert built is not built_ahead
+    assert built[0][1] is not built_ahead[0][1]
