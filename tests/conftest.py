@@ -61,6 +61,7 @@ SLOW = (
     "tests/checks/model/test_exchange.py::test_symlinks_planted",
     "tests/checks/model/test_exchange.py::test_three_large_files",
     "tests/checks/model/test_exchange.py::test_with_process_level",
+    "tests/checks/model/test_plan_gate.py",
     "tests/checks/model/test_run.py",
     "tests/checks/model/test_session.py",
     "tests/checks/perf/test_check.py",
