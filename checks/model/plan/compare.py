@@ -11,6 +11,7 @@ the report (``as_json`` / ``plan_from_json``) and reports render them.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -236,13 +237,16 @@ def as_json(plan: ModelPlan) -> dict[str, Any]:
     return {"changed": plan.changed, **dataclasses.asdict(plan)}
 
 
-_ADAPTER: TypeAdapter[ModelPlan] = TypeAdapter(ModelPlan)
+@functools.cache
+def _adapter() -> TypeAdapter[ModelPlan]:
+    # Built when first needed: `gradgate plan` imports the report's module, and reads no plan.
+    return TypeAdapter(ModelPlan)
 
 
 def plan_from_json(value: Any) -> ModelPlan:
     """``as_json(plan)`` back into a ModelPlan; ValueError naming the first problem."""
     try:
-        return _ADAPTER.validate_python(value)
+        return _adapter().validate_python(value)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top)"
