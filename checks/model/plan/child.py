@@ -52,9 +52,10 @@ def facts(request: dict[str, Any], target: Target) -> Any:
             built = real = _built(request, target, device)
         found = [_structure(name, loaded.model) for name, loaded in built]
         if real is None and sum(sum(v["parameters"].values()) for v in found) <= REAL_FLOPS_MAX:
-            real = _built(request, target, device)
+            with contextlib.suppress(Exception):  # then counted on meta
+                real = _built(request, target, device)
         for item, (_, loaded) in zip(found, real or built):
-            item["flops"], item["flops_error"] = _flops(loaded)
+            item["flops"], item["flops_error"] = _flops(loaded, meta=real is None)
         return {"variants": found}
     except Problem as problem:
         return problem.as_json()
@@ -87,14 +88,20 @@ def _class_name(module: Any) -> str:
     return kind.__qualname__ if kind.__module__.startswith("torch.") else kind.__name__
 
 
-def _flops(loaded: Any) -> tuple[int | None, str | None]:
-    """One forward pass counted; (None, why) when the model cannot run on its own inputs."""
+def _flops(loaded: Any, *, meta: bool = False) -> tuple[int | None, str | None]:
+    """One forward pass counted; (None, why) when the model cannot run on its own inputs.
+    ``meta``: the model is on the meta device, and so is what its forward pass creates."""
     from torch.utils.flop_counter import FlopCounterMode
 
     _no_dynamo_import()
     counter = FlopCounterMode(display=False)
     try:
-        with counter, torch.no_grad():
+        with contextlib.ExitStack() as stack:
+            if meta:
+                stack.enter_context(torch.device("meta"))
+                stack.enter_context(NoValuesOnMeta())
+            stack.enter_context(counter)
+            stack.enter_context(torch.no_grad())
             loaded.model(*loaded.args, **loaded.kwargs)
     except Exception as exc:
         return None, f"{type(exc).__name__}: {exc}"[:_MAX_ERROR]

@@ -46,3 +46,24 @@ def test_a_forward_pass_that_fails_is_a_reason_not_a_count() -> None:
     flops, error = _flops(Loaded())
     assert flops is None
     assert error is not None and error.startswith("RuntimeError: ")
+
+
+def test_a_model_on_the_meta_device_gets_the_same_count() -> None:
+    import torch
+    from gradgate.checks.model.plan.child import _flops
+
+    class Net(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = torch.nn.Linear(8, 4)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.fc(x) + torch.zeros(4)  # made where the model runs
+
+    with torch.device("meta"):
+
+        class Loaded:
+            model = Net()
+            args, kwargs = (torch.zeros(3, 8),), {}
+
+    assert _flops(Loaded(), meta=True) == (2 * 3 * 8 * 4, None)
