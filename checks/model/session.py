@@ -14,6 +14,9 @@ exchange (the base run's weights) there, for the other's. Base and head children
 folder they can write, and no pipe; each writes only to its own /tmp, HOME and tree, under its
 disk cap (``checks.model.served``).
 
+Once the checks are done, ``again`` asks each revision's child that answered the gate's first
+model request one more question (the model plan, ``checks.model.plan``), and never starts one.
+
 Checks whose settings run the model differently (another interpreter, device, entrypoint,
 memory or disk cap, network, environment) get a child of their own. A request that must read a
 file outside what the child sees starts a new child that sees it too.
