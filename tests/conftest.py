@@ -62,6 +62,7 @@ SLOW = (
     "tests/checks/model/test_exchange.py::test_symlinks_planted",
     "tests/checks/model/test_exchange.py::test_three_large_files",
     "tests/checks/model/test_exchange.py::test_with_process_level",
+    "tests/checks/model/test_plan_gate.py",
     "tests/checks/model/test_run.py",
     "tests/checks/model/test_session.py",
     "tests/checks/perf/test_check.py",
@@ -72,8 +73,8 @@ SLOW = (
 )
 # ... but these few stay in the default run, so that it still runs the model checks end to end
 # in real sandboxed children: one gradient scenario, one checkpoint scenario, one gate
-# running both checks in one child per revision, one behaviour breakage, and one documented
-# command broken at head (plain Python, then a torch training script).
+# running both checks in one child per revision, one behaviour breakage, one documented
+# command broken at head (plain Python, then a torch training script), and one model plan.
 KEPT = (
     "tests/checks/behaviour/test_scenarios.py::"
     "test_a_breakage_is_reported_at_the_line_that_changed[example-residual-dropped]",
@@ -82,6 +83,7 @@ KEPT = (
     "tests/checks/commands/test_scenarios.py::test_a_planted_regression_blocks_at_its_line[pin-",
     "tests/checks/gradient/test_scenarios.py::test_g10_",
     "tests/checks/model/test_session.py::test_a_gate_starts_one_child_per_revision",
+    "tests/checks/model/test_plan_gate.py::test_a_layer_added_shows",
 )
 
 

@@ -99,6 +99,7 @@ def merge(record: Mapping[str, Any], checks: Sequence[Any], *, head_sha: str) ->
         raise ValueError(f"the plan does not list the check(s) {', '.join(missing)}")
     found: dict[str, CheckResult] = {}
     lines: list[DiffLines | None] = []
+    model_plans = []  # each job that ran a model check made one: the first is kept
     for data in checks:
         try:
             report = report_from_json(data)
@@ -107,6 +108,8 @@ def merge(record: Mapping[str, Any], checks: Sequence[Any], *, head_sha: str) ->
         if report.head_sha != head_sha or report.base_sha != base["base_sha"]:
             continue
         lines.append(report.diff_lines)
+        if report.model_plan is not None:
+            model_plans.append(report.model_plan)
         for result in report.results:
             if result.outcome is not Outcome.SKIPPED:
                 found.setdefault(result.check, result)
@@ -127,6 +130,7 @@ def merge(record: Mapping[str, Any], checks: Sequence[Any], *, head_sha: str) ->
         results=tuple(results),
         plan=plan,
         diff_lines=union(lines),
+        model_plan=model_plans[0] if model_plans else None,
         **base,  # type: ignore[arg-type]
     )
 

@@ -182,6 +182,7 @@ def run_request(
     """
     # The model children and the sandbox behind them, imported here: `gradgate plan` never runs
     # a check, and imports only what planning needs (issue 38).
+    from gradgate.checks.model.plan.ask import model_plan
     from gradgate.checks.model.session import ModelSessions
 
     planned = plan_request(request, for_checks=True, progress=progress)
@@ -223,6 +224,7 @@ def run_request(
                     models=models,
                 )
                 results.append(run_check(check.name, ctx))
+        described = model_plan(models)  # 5b the model plan, from the children still running
     planned_names = [check.name for check in planned.plan.to_run]
     return Report(  # 6 verdict, 7 report (rendered by the door)
         verdict=verdict_for(results, planned=planned_names),
@@ -237,6 +239,7 @@ def run_request(
         rerun="pr" if request.pr_number is not None else "cli",
         diff_lines=diff_lines(planned.changes, results),  # where GitHub takes review comments
         options=request.options,
+        model_plan=described,
     )
 
 

@@ -24,6 +24,7 @@ from gradgate.checks.base import (
     SuppressionOrigin,
 )
 from gradgate.checks.diff import LineSpan
+from gradgate.checks.model.plan.compare import plan_from_json as model_plan_from_json
 from gradgate.checks.sandbox.isolation import Isolation, Scope
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -143,6 +144,7 @@ class _Report(BaseModel):
     plan: _Plan | None = None
     checks: tuple[_Check, ...] = ()
     diff_lines: _DiffLines | None = None
+    model_plan: dict[str, Any] | None = None  # parsed by checks.model.plan.compare
 
 
 def plan_from_json(data: Any) -> Plan:
@@ -178,6 +180,7 @@ def report_from_json(data: Any) -> Report:
         config_source=parsed.config_source,
         error=parsed.error,
         diff_lines=_diff_lines(parsed.diff_lines) if parsed.diff_lines is not None else None,
+        model_plan=None if parsed.model_plan is None else model_plan_from_json(parsed.model_plan),
     )
 
 

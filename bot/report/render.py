@@ -21,6 +21,8 @@ from gradgate.bot.report.tidy import one_line
 from gradgate.bot.report.verdict import Verdict
 from gradgate.bot.templates import render_template
 from gradgate.checks.base import CheckResult, Finding, Outcome, Suppression, report_order
+from gradgate.checks.model.plan.compare import ModelPlan
+from gradgate.checks.model.plan.compare import as_json as plan_json
 
 COMMENT_MARKER = "<!-- gradgate:report -->"
 STATUS_LIMIT = 140  # GitHub truncates commit status descriptions beyond this
@@ -78,6 +80,8 @@ class Report:
     # The options of the command line that change the result (`--config FILE`, `--only X`...),
     # which the re-run hint repeats; only for rerun="cli".
     options: tuple[str, ...] = ()
+    # What the change does to the model (checks.model.plan); None: no model check built it.
+    model_plan: ModelPlan | None = None
 
     def __post_init__(self) -> None:
         # Every message and summary one line, however a check wrote it (bot.report.tidy).
@@ -315,4 +319,5 @@ def as_json(report: Report) -> dict[str, Any]:
         ],
         "suppressions": suppression_counts(report),
         "diff_lines": report.diff_lines.as_json() if report.diff_lines is not None else None,
+        "model_plan": None if report.model_plan is None else plan_json(report.model_plan),
     }

@@ -14,6 +14,9 @@ exchange (the base run's weights) there, for the other's. Base and head children
 folder they can write, and no pipe; each writes only to its own /tmp, HOME and tree, under its
 disk cap (``checks.model.served``).
 
+Once the checks are done, ``again`` asks each revision's child that answered the gate's first
+model request one more question (the model plan, ``checks.model.plan``), and never starts one.
+
 Checks whose settings run the model differently (another interpreter, device, entrypoint,
 memory or disk cap, network, environment) get a child of their own. A request that must read a
 file outside what the child sees starts a new child that sees it too.
@@ -30,7 +33,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gradgate.checks.base import UserCodeSettings
 from gradgate.checks.context import CheckContext
@@ -62,6 +65,8 @@ class ModelSessions:
         self._children: dict[ChildKey, Running] = {}
         self._folder: Path | None = None
         self._inboxes: dict[str, Path] = {}
+        # Each revision's first model request, as asked: where ``again`` sends its request.
+        self._first: dict[str, _Request] = {}
         self.started = 0  # children started so far (tests and the benchmark read it)
 
     def __enter__(self) -> ModelSessions:
@@ -141,11 +146,37 @@ class ModelSessions:
         """``program``'s JSON value at ``revision``, as ``run_model_program`` gives it (the same
         errors, worded the same), from the revision's shared child; ``timeout_s`` is this
         request's own deadline. ``readable``: files and folders outside both trees it reads."""
+        with self._lock:
+            first = _Request(ctx, settings, spec, device, tuple(readable))
+            self._first.setdefault(revision, first)
         return self.run_entry(
             ctx, settings, entrypoint=spec.entrypoint, key="model", request=spec.as_request(),
             describe_problem=lambda problem, where: describe(problem, where=where),
             revision=revision, program=program, timeout_s=timeout_s, kwargs=kwargs,
             device=device, seed=seed, readable=readable,
+        )  # fmt: skip
+
+    def again(self, revision: str, *, program: str, timeout_s: float) -> Any | None:
+        """``program``'s value at ``revision`` from the child that answered the gate's first
+        model request there, asked as that request was; None when no model request went there
+        or its child is gone (a check's request ran past its deadline): this never starts a
+        child. Errors as :meth:`run` raises them."""
+        with self._lock:
+            first = self._first.get(revision)
+            key = (
+                None
+                if first is None
+                else _child_key(
+                    first.ctx, first.settings, first.spec.entrypoint, first.device, revision
+                )
+            )
+            running = None if key is None else self._children.get(key)
+        if first is None or running is None or not running.child.alive:
+            return None
+        return self.run(
+            replace(first.ctx, isolations=[]), first.settings, spec=first.spec,
+            revision=revision, program=program, timeout_s=timeout_s, device=first.device,
+            readable=first.readable,
         )  # fmt: skip
 
     def run_entry(
@@ -220,18 +251,7 @@ class ModelSessions:
         """The running child that sees what a request at ``revision`` reads, and its target."""
         roots = {name: self.root(ctx, name) for name in REVISIONS}
         root = roots[revision].resolve()
-        child_key = ChildKey(
-            sha=ctx.base_sha if revision == "base" else ctx.head_sha,
-            # With --config, the folder the child sees may be staged for one entrypoint only.
-            entrypoint=None if ctx.config_dir is None else entrypoint,
-            device=device,
-            python=ctx.python,
-            sandbox=ctx.sandbox,
-            memory_mb=settings.memory_mb,
-            disk_mb=settings.disk_mb,
-            network=settings.network,
-            env_allow=tuple(settings.env_allow),
-        )
+        child_key = _child_key(ctx, settings, entrypoint, device, revision)
         others = {r.resolve() for n, r in roots.items() if n != revision}
         wanted = frozenset(Path(p).resolve() for p in readable) | others
         child = functools.partial(self._child, ctx, settings, child_key, root=root,
@@ -304,6 +324,38 @@ class ModelSessions:
         for running in children:
             running.close()
         self._stack.close()
+
+
+class _Request(NamedTuple):
+    """A model request's arguments, less the program: how to reach its child again."""
+
+    ctx: CheckContext
+    settings: UserCodeSettings
+    spec: ModelSpec
+    device: str
+    readable: tuple[Path, ...]
+
+
+def _child_key(
+    ctx: CheckContext,
+    settings: UserCodeSettings,
+    entrypoint: str | None,
+    device: str,
+    revision: str,
+) -> ChildKey:
+    """The child a request at ``revision`` goes to: requests that agree on it share one."""
+    return ChildKey(
+        sha=ctx.base_sha if revision == "base" else ctx.head_sha,
+        # With --config, the folder the child sees may be staged for one entrypoint only.
+        entrypoint=None if ctx.config_dir is None else entrypoint,
+        device=device,
+        python=ctx.python,
+        sandbox=ctx.sandbox,
+        memory_mb=settings.memory_mb,
+        disk_mb=settings.disk_mb,
+        network=settings.network,
+        env_allow=tuple(settings.env_allow),
+    )
 
 
 @contextlib.contextmanager

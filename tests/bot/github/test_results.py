@@ -9,6 +9,8 @@ import pytest
 from gradgate.bot.github.results import merge, plan_record, record_pr
 from gradgate.bot.report.render import Report, as_json, rows
 from gradgate.checks.base import Outcome
+from gradgate.checks.checkpoint.tensors import TensorMeta
+from gradgate.checks.model.plan.compare import ModelFacts, plan_for
 
 from tests.bot.github.reports import BASE, HEAD, finding, plan, report
 
@@ -123,3 +125,17 @@ def test_a_check_the_record_holds_waiting_waits_and_never_passes() -> None:
     assert merged.verdict == "pending"
     waiting = merged.result_for("protected")
     assert waiting is not None and waiting.outcome is Outcome.WAITING
+
+
+def test_the_model_plan_of_the_job_that_made_one_reaches_the_comment() -> None:
+    """Issue 37: each matrix job reports its own JSON; the model plan comes from the job whose
+    model check made one (the others have none)."""
+    facts = ModelFacts(None, {"fc.weight": TensorMeta((4, 8), "float32")}, (("", "Net"),), {})
+    wider = dataclasses.replace(facts, entries={"fc.weight": TensorMeta((8, 8), "float32")})
+    described = plan_for([facts], [wider])
+    with_plan = dataclasses.replace(report(finding(1)), model_plan=described)
+    without = report(finding(2))
+    merged = merge(_record(), [_check_json(without), _check_json(with_plan)], head_sha=HEAD)
+
+    assert merged.model_plan == described
+    assert merge(_record(), [_check_json(without)], head_sha=HEAD).model_plan is None

@@ -31,6 +31,7 @@ from gradgate.checks.base import (
     SuppressionOrigin,
 )
 from gradgate.checks.diff import LineSpan
+from gradgate.checks.model.plan.compare import ModelFacts, ModelPlan, PlanProblem, plan_for
 from gradgate.checks.sandbox.isolation import Isolation
 
 
@@ -141,7 +142,39 @@ def _report() -> Report:
             base={"model.py": (LineSpan(7, 9),)},
             renamed={"model.py": "src/model.py"},
         ),
+        model_plan=_model_plan(),
     )
+
+
+def _model_plan() -> ModelPlan:
+    """A variant with a change of every kind, and a revision that could not answer."""
+
+    def facts(entries: dict[str, Any], modules: dict[str, str], flops: int | None) -> ModelFacts:
+        return ModelFacts.from_json(
+            {
+                "variant": "flash",
+                "entries": entries,
+                "modules": [["", "Net"], *([path, kind] for path, kind in modules.items())],
+                "parameters": {path.split(".")[0]: 10 for path in modules},
+                "flops": flops,
+                "flops_error": None if flops else "RuntimeError: no",
+            }
+        )
+
+    base = facts(
+        {"fc.weight": [[4, 8], "float32"], "old.weight": [[2], "float32"],
+         "norm.weight": [[8], "float32"], "emb.weight": [[3, 8], "float32"]},
+        {"fc": "Linear", "old": "Linear", "norm": "LayerNorm", "emb": "Embedding"},
+        1000,
+    )  # fmt: skip
+    head = facts(
+        {"classifier.weight": [[4, 8], "float32"], "new.weight": [[5], "float32"],
+         "norm.weight": [[16], "float32"], "emb.weight": [[3, 8], "bfloat16"]},
+        {"classifier": "Linear", "new": "Linear", "norm": "RMSNorm", "emb": "Embedding"},
+        None,
+    )  # fmt: skip
+    described = plan_for([base], [head])
+    return dataclasses.replace(described, problems=(PlanProblem("head", "it is gone"),))
 
 
 def _round_trip(report: Report) -> Report:

@@ -25,6 +25,8 @@ from gradgate.checks.base import (
     Suppression,
     not_available,
 )
+from gradgate.checks.checkpoint.tensors import TensorMeta
+from gradgate.checks.model.plan.compare import ModelFacts, PlanProblem, plan_for
 
 # GRADGATE_GOLDEN_DIR: another folder of golden files (the test of the update switch uses a copy).
 GOLDEN = Path(os.environ.get("GRADGATE_GOLDEN_DIR") or Path(__file__).parent / "golden")
@@ -187,8 +189,57 @@ def suppressed_report() -> Report:
     )
 
 
+def _facts(variant: str, layers: dict[str, tuple[str, list[int], str]], flops: int) -> ModelFacts:
+    """A variant of a model of Linear layers: name -> (class, weight shape, dtype)."""
+    return ModelFacts(
+        variant=variant,
+        entries={f"{n}.weight": TensorMeta(tuple(s), dtype) for n, (_, s, dtype) in layers.items()},
+        modules=(("", "Net"), *((name, kind) for name, (kind, _, _) in layers.items())),
+        parameters={name: shape[0] * shape[1] for name, (_, shape, _) in layers.items()},
+        flops=flops,
+    )
+
+
+def model_plan_report() -> Report:
+    """Issue 37: the model plan of a PR that adds a layer and renames another in one variant,
+    and leaves the other variant alone."""
+    base = {"encoder": ("Linear", [16, 8], "float32"), "fc": ("Linear", [4, 16], "float32")}
+    head = {
+        "encoder": ("Linear", [16, 8], "bfloat16"),
+        "hidden": ("Linear", [16, 16], "float32"),
+        "classifier": ("Linear", [4, 16], "float32"),
+    }
+    described = plan_for(
+        [_facts("default", base, 1152), _facts("eager", base, 1152)],
+        [_facts("default", head, 2688), _facts("eager", base, 1152)],
+    )
+    results = (
+        CheckResult(check="protected", outcome=Outcome.PASS, summary="nothing marked"),
+        CheckResult(
+            check="gradient",
+            outcome=Outcome.PASS,
+            summary="every parameter that learned at base still learns (3 parameter tensors "
+            "on cpu, 2 variants)",
+            duration_s=2.5,
+        ),
+    )
+    return Report(
+        verdict=verdict_for(results),
+        results=results,
+        plan=plan("models/net.py"),
+        base_sha=BASE,
+        head_sha=HEAD,
+        config_hash="abc123def456",
+        config_source=".gradgate.yml at base 1111111",
+        rerun="pr",
+        repo_url="https://github.com/octo/tiny",
+        model_plan=described,
+    )
+
+
 CASES = {
     "failure": failing_report,
+    "model-plan": model_plan_report,
     "suppressed": suppressed_report,
     "success-adopting": passing_report,
     "config-error": error_report,
@@ -360,3 +411,35 @@ def test_a_shrunk_comment_still_counts_the_suppressions_it_cannot_list() -> None
 
     assert "### Suppressions" in body
     assert "and 3 more: run `gradgate check --format json`" in smallest
+
+
+def test_a_model_plan_without_changes_is_folded_and_one_with_changes_is_open() -> None:
+    changed = render(model_plan_report(), "markdown")
+    assert "### 📐 Model plan: what this change does to the model" in changed
+    eager = "#### variant `eager`: no change (192 parameters, 1,152 FLOPs per forward pass)"
+    assert eager in changed
+    report = model_plan_report()
+    assert report.model_plan is not None
+    same = dataclasses.replace(report.model_plan, variants=report.model_plan.variants[1:])
+    folded = render(dataclasses.replace(report, model_plan=same), "markdown")
+    assert "<details><summary>📐 Model plan: no change to the model (192 parameters, " in folded
+    assert "### 📐 Model plan" not in folded
+    assert "Model plan: no change to the model" in render(
+        dataclasses.replace(report, model_plan=same), "text"
+    )
+
+
+def test_a_model_plan_that_could_not_be_made_says_why_folded() -> None:
+    problem = dataclasses.replace(
+        model_plan_report().model_plan,  # type: ignore[arg-type]
+        variants=(),
+        problems=(PlanProblem("head", "the head revision's model child is gone"),),
+    )
+    body = render(dataclasses.replace(model_plan_report(), model_plan=problem), "markdown")
+    assert "<details><summary>📐 Model plan: base and head could not be compared</summary>" in body
+    assert "- head: the head revision's model child is gone" in body
+
+
+def test_a_report_without_a_model_plan_has_no_plan_section() -> None:
+    assert "Model plan" not in render(passing_report(), "markdown")
+    assert json.loads(render(passing_report(), "json"))["model_plan"] is None
