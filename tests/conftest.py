@@ -56,6 +56,7 @@ SLOW = (
     "tests/checks/gradient/test_scenarios.py",
     "tests/checks/gradient/test_untested.py",
     "tests/checks/metrics/test_latency.py",
+    "tests/checks/model/test_exchange.py::test_a_fifo_hard_link_or_rename",
     "tests/checks/model/test_exchange.py::test_a_link_base_planted",
     "tests/checks/model/test_exchange.py::test_head_cannot_write",
     "tests/checks/model/test_exchange.py::test_symlinks_planted",
