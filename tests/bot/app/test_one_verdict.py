@@ -102,8 +102,9 @@ def test_closing_the_pr_into_gh_pages_leaves_the_failure(world: AppWorld, first:
     assert conclusion == "failure" and not title.startswith("#")  # one open PR: no origin
 
 
-def test_pushing_over_the_failing_pr_weighs_its_old_head_again(world: AppWorld) -> None:
-    old = both_judged(world, NUMBER)
+@pytest.mark.parametrize("first", [NUMBER, PAGES], ids=["main-first", "pages-first"])
+def test_pushing_over_the_failing_pr_weighs_its_old_head_again(world: AppWorld, first: int) -> None:
+    old = both_judged(world, first)
     world.origin.checkout("pr")
     new = world.push(TRAIN, message="put it back")
     world.origin.checkout("main")
@@ -112,10 +113,11 @@ def test_pushing_over_the_failing_pr_weighs_its_old_head_again(world: AppWorld) 
     assert shown(world, new)[0] == "success"  # #7's new head, into main, passes
 
 
+@pytest.mark.parametrize("first", [NUMBER, PAGES], ids=["main-first", "pages-first"])
 def test_pushing_over_the_pr_into_gh_pages_leaves_the_failure_on_the_old_head(
-    world: AppWorld,
+    world: AppWorld, first: int
 ) -> None:
-    old = both_judged(world, PAGES)
+    old = both_judged(world, first)
     origin = world.origin
     origin.checkout("pages-pr")
     origin.write("index.html", "<p>more docs</p>\n")

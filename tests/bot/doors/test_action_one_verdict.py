@@ -121,8 +121,11 @@ def test_closing_the_pr_into_gh_pages_leaves_the_failure(
     assert shown(world, head)[0] == "failure"
 
 
-def test_pushing_over_the_failing_pr_weighs_its_old_head_again(world: World, mode: str) -> None:
-    old = both_run(world, NUMBER)
+@pytest.mark.parametrize("first", [NUMBER, PAGES], ids=["main-first", "pages-first"])
+def test_pushing_over_the_failing_pr_weighs_its_old_head_again(
+    world: World, mode: str, first: int
+) -> None:
+    old = both_run(world, first)
     new = world.push(TRAIN, "put it back")
     payload = payloads.pull_request("synchronize", repo=REPO, number=NUMBER, head=new,
                                     base=world.base, author="alice", head_ref="pr")  # fmt: skip
@@ -134,10 +137,11 @@ def test_pushing_over_the_failing_pr_weighs_its_old_head_again(world: World, mod
     assert shown(world, new)[0] == "success"
 
 
+@pytest.mark.parametrize("first", [NUMBER, PAGES], ids=["main-first", "pages-first"])
 def test_pushing_over_the_pr_into_gh_pages_leaves_the_failure_on_the_old_head(
-    world: World, mode: str
+    world: World, mode: str, first: int
 ) -> None:
-    old = both_run(world, PAGES)
+    old = both_run(world, first)
     world.repo.checkout("pages-pr")
     world.repo.write("index.html", "<p>more docs</p>\n")
     new = world.repo.commit("docs")
