@@ -24,6 +24,7 @@ SLOW = (
     "tests/bot/app/test_fuzz.py",
     "tests/bot/app/test_one_verdict.py",
     "tests/bot/app/test_publishing_fails.py",
+    "tests/bot/app/test_suppressions.py",
     "tests/bot/app/test_workers.py",
     "tests/bot/doors/test_action.py::test_open_push_push",
     "tests/bot/doors/test_action_chaos.py",
