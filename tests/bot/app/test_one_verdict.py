@@ -76,11 +76,27 @@ def test_a_second_pr_into_a_branch_without_config_cannot_turn_the_commit_green(
 def test_alone_a_pr_into_a_branch_without_config_is_neutral_never_success(
     world: AppWorld,
 ) -> None:
+    world.github.repo(REPO).pulls[NUMBER].state = "closed"
     deliver(world, PAGES, "opened")
     conclusion, title = shown(world, world.head)
     assert conclusion == "neutral"
     assert title.startswith("not gated here: gh-pages has no .gradgate.yml")
     assert "success" not in world.check_runs(world.head).values()
+
+
+def test_a_pr_into_main_not_judged_yet_holds_the_commit_pending_not_neutral(
+    world: AppWorld,
+) -> None:
+    # GitHub's branch protection accepts a `neutral` check run for a required check: #8's
+    # "not gated here" must not stand for #7 before #7's own job has judged the head.
+    head = world.head
+    deliver(world, PAGES, "opened")
+    status, title = shown(world, head)
+    assert status == "in_progress"
+    assert title.startswith(f"#{NUMBER} into main (worst of 2 open PRs, not judged yet)")
+
+    deliver(world, NUMBER, "opened")
+    assert shown(world, head)[0] == "failure"
 
 
 @pytest.mark.parametrize("first", [NUMBER, PAGES], ids=["main-first", "pages-first"])
