@@ -3,9 +3,10 @@ with the result the store holds for it there, and a head weighed again when a PR
 
 Each PR is gated against its own base and its report is stored (``PullRequests.set_report``);
 the store also records which PRs each head SHA was the head of. What a job publishes on its head
-is the most severe of its own result and these (``bot.github.commit``). A PR not yet judged is
-left to its own job, which weighs this one when it publishes. A PR closed or pushed over stops
-counting: the API says which PRs are open with the head now.
+is the most severe of its own result and these (``bot.github.commit``). A PR open with the head
+but not yet judged (its job still to run, or its delivery lost) counts as pending until its own
+job publishes, and weighs this one then: no other PR's pass stands for it meanwhile. A PR closed
+or pushed over stops counting: the API says which PRs are open with the head now.
 """
 
 from __future__ import annotations
@@ -54,3 +55,12 @@ def recount(
     top = worst(gates)
     post_commit(port, top, len(gates), details_url=None)
     return top
+
+
+def waiting(
+    port: GitHubPort, pr: PullRequest, head_sha: str, gates: list[Gate]
+) -> list[tuple[int, str]]:
+    """The PRs open with ``head_sha`` as head, other than ``pr``, that have no result in
+    ``gates``: (number, base branch), as GitHub lists them."""
+    known = {pr.number, *(g.number for g in gates)}
+    return [(p.number, p.base_ref) for p in port.open_pulls(head_sha) if p.number not in known]

@@ -47,7 +47,7 @@ from gradgate.bot.github.publish import Target, publish_pending, publish_report
 from gradgate.bot.pipeline import Request, error_report
 from gradgate.bot.report.load import plan_from_json
 from gradgate.bot.report.render import Report
-from gradgate.checks.errors import GradgateError
+from gradgate.checks.errors import GitHubError, GradgateError
 
 
 class Superseded(Exception):
@@ -271,8 +271,15 @@ class Worker:
             port, head, shown = self.forge.port(pr), report.head_sha or "", self._shown(pr)
             self.state.prs.add_pr_of_head(pr.repo, head, pr.number)
             others = heads.others(self.state, port, pr, head, shown=shown)
+            try:
+                waiting = heads.waiting(port, pr, head, others)
+            except GitHubError as exc:  # as an unlisted rival: each PR's own job weighs again
+                self.log.warning("could not list the open PRs of %s: %s", head, exc)
+                waiting = []
             target = Target(pr.number, self.forge.bot_login)
-            published = publish_report(port, shown(report), target, pending=pending, others=others)
+            published = publish_report(
+                port, shown(report), target, pending=pending, others=others, waiting=waiting
+            )
             self.state.prs.set_report(pr.key, to_wire(report))
             kept = (published.left.check_runs or {}).values()
             on_commit = published.on_commit.report if published.on_commit else shown(report)

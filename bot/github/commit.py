@@ -12,12 +12,15 @@ by anyone's policy: its pass is published as "not gated here" (a `neutral` check
     gated      the report's policy came from its base (or a --config file), not the head
     severity   failure > error > pending > not gated > success
     worst      the Gate (PR, base, report) to publish, among the open PRs' gates
+    unjudged   an open PR with the head whose own result is not in yet: pending, so that no
+               other PR's pass (a `neutral` one included, which GitHub's branch protection
+               accepts for a required check) stands for it before it is judged
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gradgate.bot.plan.plan import ConfigOrigin
 from gradgate.bot.report.render import Report, status_descriptions
@@ -38,6 +41,7 @@ class Origin:
     number: int | None = None  # None: not known (a run outside a pull request)
     base_ref: str | None = None  # the base branch's name
     weighed: int = 1  # open pull requests with this head, this one included
+    judged: bool = True  # False: the PR shown has no result of its own for the head yet
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +51,15 @@ class Gate:
     number: int
     base_ref: str
     report: Report
+    judged: bool = True  # False: ``unjudged``, the report is another PR's, held pending
+
+
+def unjudged(number: int, base_ref: str, report: Report) -> Gate:
+    """Open PR ``number`` has this head but no result for it yet (its run is still going, or
+    never came): it counts as pending, worded with ``report``, the result at hand. Computed
+    against no base or config of its own, so that nothing reads it as ``report``'s result."""
+    held = replace(report, verdict=Verdict.PENDING, base_sha=None, config_hash=None)
+    return Gate(number, base_ref, held, judged=False)
 
 
 def gated(report: Report) -> bool:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from gradgate.bot.config.model import ReviewMode
-from gradgate.bot.github.commit import Gate, Origin, worst
+from gradgate.bot.github.commit import Gate, Origin, unjudged, worst
 from gradgate.bot.github.outcome import Pending, post_final, post_pending, post_superseded
 from gradgate.bot.github.ports import GitHubPort
 from gradgate.bot.github.reviewer import submit_review
@@ -88,10 +88,12 @@ def publish_report(
     review: ReviewMode = "off",
     others: Sequence[Gate] = (),
     also_open: int = 0,
+    waiting: Sequence[tuple[int, str]] = (),
 ) -> Published:
     """``review``: `.gradgate.yml`'s ``report.review``; a review is submitted last, and only
     for a head that is still the PR's. ``others``: the other open PRs with this head and their
-    own results for it; the commit shows the most severe of all (``commit``), the comment this
+    own results for it; ``waiting``: those (number, base branch) with none yet, pending until
+    they have one; the commit shows the most severe of all (``commit``), the comment this
     PR's own."""
     if report.head_sha is None:
         raise ValueError("a report published to GitHub names the head it was computed for")
@@ -101,9 +103,17 @@ def publish_report(
         published = _comment(port, report, target, limit=limit)
     except GitHubError as exc:  # still post the final outcome: a required check must not hang
         failed = exc
+    held = [unjudged(number, base_ref, report) for number, base_ref in waiting]
     shown = worst([Gate(target.number, published.base_ref or "", report), *others])
-    weighed = len(others) + also_open + 1
+    weighed = len(others) + len(held) + also_open + 1
     left = post_commit(port, shown, weighed, details_url=target.target_url, pending=pending)
+    waited = worst([shown, *held])
+    if not waited.judged:
+        # The judged result stays on the commit (a door without a store reads it back from
+        # there), and the PR not judged yet holds it pending, as the newest.
+        hold = post_commit(port, waited, weighed, details_url=target.target_url)
+        ids = None if left.check_runs is None else {**left.check_runs, **(hold.check_runs or {})}
+        left, shown = Pending(ids, running=(*left.running, *hold.running)), waited
     if failed is not None:
         raise failed
     published = replace(published, left=left, on_commit=shown)
@@ -123,7 +133,7 @@ def post_commit(
     """``shown``'s result on its head, naming it when ``weighed`` open PRs share the head. Then
     GitHub shows the newest check run of each name, and another PR's may be newer than the
     ones this run started: with others, the result is posted once more as new check runs."""
-    origin = Origin(shown.number, shown.base_ref or None, weighed)
+    origin = Origin(shown.number, shown.base_ref or None, weighed, judged=shown.judged)
     report = shown.report
     left = post_final(port, report, details_url=details_url, pending=pending, origin=origin)
     if weighed > 1 and left.check_runs is not None:

@@ -62,6 +62,16 @@ def rivals(port: GitHubPort, head_sha: str, *, number: int, bot_login: str) -> l
     return out
 
 
+def waiting(
+    port: GitHubPort, head_sha: str, *, number: int, found: list[Rival]
+) -> list[tuple[int, str]]:
+    """The open PRs other than ``number`` with ``head_sha`` as head and no result of their own
+    for it among ``found`` (their run still going, or never started): (number, base branch).
+    They count as pending on the commit until they publish (``commit.unjudged``)."""
+    known = {number, *(r.number for r in found)}
+    return [(p.number, p.base_ref) for p in port.open_pulls(head_sha) if p.number not in known]
+
+
 def _known(value: str) -> str | None:
     return None if value == "none" else value
 

@@ -34,7 +34,14 @@ from gradgate.checks.api_contract.names import module_name
 from gradgate.checks.api_contract.settings import ApiContractSettings
 from gradgate.checks.api_contract.signatures import headers, signatures
 from gradgate.checks.api_contract.sources import Sources
-from gradgate.checks.base import Checking, CheckResult, CheckSettings, Finding, finish
+from gradgate.checks.base import (
+    Checking,
+    CheckResult,
+    CheckSettings,
+    Finding,
+    Suppression,
+    finish,
+)
 from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import ChangeStatus, FileChange
 
@@ -80,8 +87,11 @@ class ApiContractCheck(Checking[ApiContractSettings]):
                 said, n = judge_losses(path, calls, sources, base_path, bases)
                 findings += said
                 checked += n
+        accepted: list[Suppression] = []  # what the base's `allow` rules turned into notes
         for change in changes:
-            findings += for_change(change, callers.sites(change), allow=settings.allow)
+            said, allowed = for_change(change, callers.sites(change), allow=settings.allow)
+            findings += said
+            accepted += allowed
         made_unparsable = _made_unparsable(python.values(), sources, in_zones)
         for path in made_unparsable:
             why = sources.unreadable["head", path]
@@ -93,6 +103,7 @@ class ApiContractCheck(Checking[ApiContractSettings]):
             findings,
             lambda ordered: summary(ordered, signatures=len(changes), calls=checked),
             metrics={"signatures_changed": len(changes), "loss_calls": checked},
+            suppressions=accepted,
         )
 
 

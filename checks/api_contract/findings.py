@@ -16,7 +16,7 @@ from gradgate.checks.api_contract.callsites import CallSite
 from gradgate.checks.api_contract.changes import Change, Effect
 from gradgate.checks.api_contract.losses import LossCall, Slot
 from gradgate.checks.api_contract.signatures import Signature
-from gradgate.checks.base import Finding, Severity
+from gradgate.checks.base import Finding, Severity, Suppression
 
 REORDERED = "signature-reordered"
 RENAMED = "parameter-renamed"
@@ -33,11 +33,12 @@ BROKEN = "api-module-broken"
 
 def for_change(
     change: Change, sites: list[CallSite], *, allow: Sequence[AllowRule] = ()
-) -> list[Finding]:
+) -> tuple[list[Finding], list[Suppression]]:
     """Blocking when some call site is affected; otherwise a note on the change itself (issue
     36: a warning only for what a caller in this repository feels). Default changes warn, but
     not one that resolves to the same value. An `allow` rule that names the function turns
-    its findings into notes with the rule's reason."""
+    its findings into notes with the rule's reason; each warning or blocking finding it turned
+    so is also a suppression from the config, for the report's list (issue 34)."""
     out = []
     kind, what = _what_changed(change)
     if kind is not None:
@@ -84,8 +85,13 @@ def for_change(
         )
     rule = allowing(allow, change.full)
     if rule is None:
-        return out
-    return [
+        return out, []
+    accepted = [
+        Suppression(f"allow: {rule.pattern}", "config", f.file, f.line, rule.reason)
+        for f in out
+        if f.severity is not Severity.NOTE
+    ]
+    notes = [
         replace(
             f,
             severity=Severity.NOTE,
@@ -93,6 +99,7 @@ def for_change(
         )
         for f in out
     ]
+    return notes, accepted
 
 
 # Effects under which a call still runs and its values still arrive: a keyword the head's

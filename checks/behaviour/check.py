@@ -36,8 +36,15 @@ class BehaviourCheck(Checking[BehaviourSettings]):
     def check(self, ctx: CheckContext, settings: BehaviourSettings) -> CheckResult:
         base, head = measure(ctx, settings)
         diff = with_deletions(read_diff(ctx), _both_sides(ctx))
-        found = judge(base, head, diff, [(rule.pattern, rule.reason) for rule in settings.allow])
-        return finish(self.name, found, lambda findings: summary(findings, variants=len(head)))
+        found, accepted = judge(
+            base, head, diff, [(rule.pattern, rule.reason) for rule in settings.allow]
+        )
+        return finish(
+            self.name,
+            found,
+            lambda findings: summary(findings, variants=len(head)),
+            suppressions=accepted,
+        )
 
 
 def measure(

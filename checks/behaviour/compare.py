@@ -8,7 +8,9 @@ the later ones following from it are not repeated: the eval outputs (naming the 
 whose output differs while its inputs agreed), the train-mode loss (both values), the
 gradients (the first parameter, in backward order, whose gradient differs), the eval outputs
 and buffers after two training steps. An initialisation that differs from the same seed is a
-warning: it is often intended. Pure: values in, findings out.
+warning: it is often intended. A finding an `allow` rule of the (base's) config accepts is a
+note, and the rule is listed with the report's suppressions (issue 34). Pure: values in,
+findings out.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from typing import Any
 
-from gradgate.checks.base import Finding, Severity
+from gradgate.checks.base import Finding, Severity, Suppression
 from gradgate.checks.behaviour import words
 from gradgate.checks.behaviour.facts import VariantFacts
 from gradgate.checks.gradient.variants import in_variant
@@ -39,20 +41,24 @@ def judge(
     head: Sequence[VariantFacts],
     diff: PullDiff,
     allow: Sequence[tuple[str, str]] = (),
-) -> list[Finding]:
+) -> tuple[list[Finding], list[Suppression]]:
     """Every variant of head compared with its namesake at base. ``allow``: (pattern, reason)
-    rules; a finding about a module that matches becomes a note that shows the reason."""
+    rules; a finding about a module that matches becomes a note that shows the reason, and
+    the rule that accepted it a suppression from the config."""
     by_key = {facts.key: facts for facts in base}
     found: list[Finding] = []
+    accepted: list[Suppression] = []
     for facts in head:
         there = by_key.pop(facts.key, None)
         if there is None:
             found.append(_note("variant-unpaired", words.unpaired(facts.key, "head")))
             continue
         said = [*invariant_findings(there, facts, diff), *same_weight_findings(facts, diff)]
-        found += in_variant([_accepted(f, subject, allow) for f, subject in said], facts.variant)
+        weighed = [_accepted(f, subject, allow) for f, subject in said]
+        found += in_variant([finding for finding, _ in weighed], facts.variant)
+        accepted += [rule for _, rule in weighed if rule is not None]
     found += [_note("variant-unpaired", words.unpaired(key, "base")) for key in by_key]
-    return found
+    return found, accepted
 
 
 def invariant_findings(base: VariantFacts, head: VariantFacts, diff: PullDiff) -> list[Said]:
@@ -165,21 +171,24 @@ def _at(finding: Finding, spot: Spot | None) -> Finding:
     return replace(finding, file=spot.file, line=spot.line)
 
 
-def _accepted(finding: Finding, module: str | None, allow: Sequence[tuple[str, str]]) -> Finding:
-    """The finding as a note with the reason when an `allow` pattern matches its module; a
-    blocking one otherwise carries the rule to paste."""
+def _accepted(
+    finding: Finding, module: str | None, allow: Sequence[tuple[str, str]]
+) -> tuple[Finding, Suppression | None]:
+    """The finding as a note with the reason when an `allow` pattern matches its module, and
+    the rule as the suppression it is; a blocking one otherwise carries the rule to paste."""
     if module is None or finding.severity is Severity.NOTE:
-        return finding
+        return finding, None
     subject = MODEL if module == "" else module
     for pattern, reason in allow:
         if fnmatchcase(subject, pattern):
             message = f"{finding.message} {words.allowed(reason)}"
-            return replace(finding, severity=Severity.NOTE, message=message)
+            rule = Suppression(f"allow: {pattern}", "config", finding.file, finding.line, reason)
+            return replace(finding, severity=Severity.NOTE, message=message), rule
     if finding.severity is not Severity.BLOCKING:
-        return finding
+        return finding, None
     message = f"{finding.message} {words.ALLOW_HINT}"
     return replace(finding, message=message, details=allow_yaml("behaviour", [subject]),
-                   details_lang="yaml")  # fmt: skip
+                   details_lang="yaml"), None  # fmt: skip
 
 
 def _note(kind: str, message: str) -> Finding:

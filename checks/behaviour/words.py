@@ -7,9 +7,13 @@ from typing import Any
 
 from gradgate.checks.base import Severity
 from gradgate.checks.model.lines import ClassSource, Spot
+from gradgate.checks.paste import TAKES_EFFECT
 
 _SKIP = "`checks: behaviour: variants: <name>: skip: [{probe}]`"
-ALLOW_HINT = "If this is intended, paste the `allow` rule in the details, with your reason."
+ALLOW_HINT = (
+    "If this is intended, paste the `allow` rule in the details, with your reason; the rule "
+    f"{TAKES_EFFECT}."
+)
 
 
 def module_words(module: str | None, classes: Mapping[str, ClassSource]) -> str:

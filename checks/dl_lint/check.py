@@ -30,7 +30,7 @@ from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import ChangeStatus, FileChange, LineSpan
 from gradgate.checks.dl_lint.evaluation import evaluations
 from gradgate.checks.dl_lint.findings import finding, summary, unlinted
-from gradgate.checks.dl_lint.ignores import AtBase, at_base, weigh
+from gradgate.checks.dl_lint.ignores import AtBase, at_base, unignored, weigh
 from gradgate.checks.dl_lint.languages import foreign
 from gradgate.checks.dl_lint.scan import NEEDLES, Hit, scan
 from gradgate.checks.dl_lint.settings import DlLintSettings
@@ -253,7 +253,7 @@ def _comments(
         at = line.find("#")
         if at < 0 or (at > 0 and not line[at - 1].isspace()):
             continue
-        if not foreign(line[at + 1 :], language):
+        if not foreign(unignored(line[at + 1 :]), language):
             continue
         hit = Hit(
             "comment-language",

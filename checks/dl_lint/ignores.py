@@ -94,6 +94,12 @@ def weigh(
     return Weighed(stands=True, origin="change" if added else None, added=added)
 
 
+def unignored(text: str) -> str:
+    """``text`` without its ignore comment: what the line says by itself. `comment-language`
+    judges a comment by most of its letters, and an English ignore must not tip them."""
+    return _IGNORE.sub("", text)
+
+
 def _naming(text: str, rule: str) -> str | None:
     """The ignore comment on the line, when it names ``rule`` (or every rule)."""
     match = _IGNORE.search(text)

@@ -41,10 +41,12 @@ def publish(
     summary(s, report)
     port = connect(s)
     found = _rivals(port, head_sha, number=number, target=target)
+    waiting = _waiting(port, head_sha, number=number, found=found)
     try:
         published = publish_report(
-            port, report, target, pending=pending, review=review, also_open=len(found)
-        )
+            port, report, target, pending=pending, review=review, also_open=len(found),
+            waiting=waiting,
+        )  # fmt: skip
     except GitHubError as exc:
         if exc.status != 403:
             raise
@@ -54,7 +56,8 @@ def publish(
         "published", verdict=str(report.verdict), head_sha=report.head_sha, number=number,
         current=published.current, head_now=published.head_now,
     )  # fmt: skip
-    weigh(port, head_sha, found, below=severity(report), target=target)
+    shown = published.on_commit.report if published.on_commit else report
+    weigh(port, head_sha, found, below=severity(shown), target=target, counted=1 + len(waiting))
 
 
 def weigh_again(s: Settings, head_sha: str, *, number: int, target: Target) -> None:
@@ -91,6 +94,18 @@ def _rivals(port: GitHubPort, head_sha: str, *, number: int, target: Target) -> 
         return rivals.rivals(port, head_sha, number=number, bot_login=target.bot_login)
     except GitHubError as exc:
         say("rivals-unlisted", head_sha=head_sha, error=str(exc))
+        return []
+
+
+def _waiting(
+    port: GitHubPort, head_sha: str, *, number: int, found: list[Rival]
+) -> list[tuple[int, str]]:
+    """The other open PRs with this head and no result yet; a failure to list them is logged
+    and holds none back, as for ``_rivals`` (each PR's own publish weighs the others)."""
+    try:
+        return rivals.waiting(port, head_sha, number=number, found=found)
+    except GitHubError as exc:
+        say("waiting-unlisted", head_sha=head_sha, error=str(exc))
         return []
 
 

@@ -73,11 +73,27 @@ def test_a_second_pr_into_a_branch_without_config_cannot_turn_the_commit_green(
 def test_alone_a_pr_into_a_branch_without_config_is_neutral_never_success(
     world: AppWorld,
 ) -> None:
+    world.github.repo(REPO).pulls[NUMBER].state = "closed"
     deliver(world, PAGES, "opened")
     conclusion, title = shown(world, world.head)
     assert conclusion == "neutral"
     assert title.startswith("not gated here: gh-pages has no .gradgate.yml")
     assert "success" not in world.check_runs(world.head).values()
+
+
+def test_a_pr_into_main_not_judged_yet_holds_the_commit_pending_not_neutral(
+    world: AppWorld,
+) -> None:
+    # GitHub's branch protection accepts a `neutral` check run for a required check: #8's
+    # "not gated here" must not stand for #7 before #7's own job has judged the head.
+    head = world.head
+    deliver(world, PAGES, "opened")
+    status, title = shown(world, head)
+    assert status == "in_progress"
+    assert title.startswith(f"#{NUMBER} into main (worst of 2 open PRs, not judged yet)")
+
+    deliver(world, NUMBER, "opened")
+    assert shown(world, head)[0] == "failure"
 
 
 @pytest.mark.parametrize("first", [NUMBER, PAGES], ids=["main-first", "pages-first"])
@@ -99,8 +115,9 @@ def test_closing_the_pr_into_gh_pages_leaves_the_failure(world: AppWorld, first:
     assert conclusion == "failure" and not title.startswith("#")  # one open PR: no origin
 
 
-def test_pushing_over_the_failing_pr_weighs_its_old_head_again(world: AppWorld) -> None:
-    old = both_judged(world, NUMBER)
+@pytest.mark.parametrize("first", [NUMBER, PAGES], ids=["main-first", "pages-first"])
+def test_pushing_over_the_failing_pr_weighs_its_old_head_again(world: AppWorld, first: int) -> None:
+    old = both_judged(world, first)
     world.origin.checkout("pr")
     new = world.push(TRAIN, message="put it back")
     world.origin.checkout("main")
@@ -109,10 +126,11 @@ def test_pushing_over_the_failing_pr_weighs_its_old_head_again(world: AppWorld) 
     assert shown(world, new)[0] == "success"  # #7's new head, into main, passes
 
 
+@pytest.mark.parametrize("first", [NUMBER, PAGES], ids=["main-first", "pages-first"])
 def test_pushing_over_the_pr_into_gh_pages_leaves_the_failure_on_the_old_head(
-    world: AppWorld,
+    world: AppWorld, first: int
 ) -> None:
-    old = both_judged(world, PAGES)
+    old = both_judged(world, first)
     origin = world.origin
     origin.checkout("pages-pr")
     origin.write("index.html", "<p>more docs</p>\n")

@@ -98,6 +98,14 @@ def test_an_accepted_change_is_a_note_with_the_reason(repo: GitRepo) -> None:
     finding = only(result, "parameter-removed")
     assert finding.severity is Severity.NOTE and result.outcome is Outcome.PASS
     assert finding.message.startswith("Allowed by the config (variadic): `default`")
+    # What the rule kept from blocking is a suppression from the config, for the report (#34).
+    (accepted,) = result.suppressions
+    assert (accepted.rule, accepted.origin, accepted.reason) == (
+        "allow: pkg.helpers.*",
+        "config",
+        "variadic",
+    )
+    assert (accepted.file, accepted.line) == ("pkg/helpers.py", 5)
 
 
 LAYER = """\

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 import yaml
-from gradgate.checks.base import Severity
-from gradgate.checks.behaviour.compare import judge
+from gradgate.checks.base import Finding, Severity
+from gradgate.checks.behaviour import compare
 from gradgate.checks.behaviour.deleted import deletion_lines
 from gradgate.checks.behaviour.facts import VariantFacts, parse
 from gradgate.checks.behaviour.settings import BehaviourSettings
@@ -23,6 +23,11 @@ FIRST = {"module": "blocks.0.attn", "call": 0, "diff": 0.5, "scale": 1.0}
 RANDOM = {"holds": False, "outputs": {"equal": False, "index": 0, "diff": 0.3, "scale": 1.0},
           "first": FIRST}  # fmt: skip
 STATE = {"holds": False, "buffers": [{"name": "blocks.0.attn.count", "diff": 1.0, "scale": 1.0}]}
+
+
+def judge(*args: Any) -> list[Finding]:
+    """The findings alone (what an `allow` rule accepted is tested on its own)."""
+    return compare.judge(*args)[0]
 
 
 def facts(*, same: dict[str, Any] | None = None, **invariants: dict[str, Any]) -> VariantFacts:
@@ -140,10 +145,14 @@ def test_a_blocking_finding_carries_the_allow_rule_that_accepts_it() -> None:
         yaml.safe_load(finding.details)["checks"]["behaviour"]
     )
     assert [rule.pattern for rule in pasted.allow] == ["blocks.0.attn"]
+    assert "the rule counts only from the base branch: merge it there first" in finding.message
     rules = [("blocks.*", "post-norm on purpose")]
-    (accepted,) = judge([facts()], [facts(same=head)], DIFF, rules)
+    (accepted,), (rule,) = compare.judge([facts()], [facts(same=head)], DIFF, rules)
     assert accepted.severity is Severity.NOTE
     assert accepted.message.endswith("Allowed by the config: post-norm on purpose")
+    # Listed with the report's suppressions, from the config, at the finding's line (#34).
+    assert (rule.rule, rule.origin, rule.reason) == ("allow: blocks.*", "config", rules[0][1])
+    assert (rule.file, rule.line) == ("model.py", 20)
 
 
 def test_the_loss_and_the_models_own_forward_have_names_to_allow() -> None:

@@ -57,3 +57,6 @@ def test_the_printed_allow_rule_reads_back_and_matches_a_deeper_checkpoint() -> 
     assert dropped.details is not None and r"'^transformer\.h\.\d+\.attn\.bias$': null" in (
         dropped.details
     )
+    # Either rule says where it must live to count (issue 34).
+    for said in (finding, dropped):
+        assert "the rule counts only from the base branch: merge it there first" in said.message

@@ -58,6 +58,7 @@ def test_swapped_channels_are_named_bgr_rgb() -> None:
     message = said(lambda x: x.flip(0).float() / 255)
     assert "head channel 0 is base channel 2" in message
     assert "BGR ↔ RGB" in message
+    assert "the rule counts only from the base branch: merge it there first" in message  # #34
 
 
 @pytest.mark.parametrize(

@@ -253,3 +253,26 @@ def test_a_new_file_that_does_not_parse_is_only_a_note(repo: GitRepo) -> None:
 
     (finding,) = result.findings
     assert (finding.kind, finding.severity) == ("lint-unreadable", Severity.NOTE)
+
+
+def test_an_ignore_the_change_adds_to_a_config_comment_leaves_comment_language_blocking(
+    repo: GitRepo,
+) -> None:
+    # `comment-language` reads config files: every line it flags is the change's own, so an
+    # ignore on it is the change's own too (issue 34: each blocking rule with inline ignores).
+    base = "model:\n  dim: 512  # width of the residual stream\n"
+    head = base + "  heads: 8  # 注意力头的数量  # gradgate: ignore[comment-language]\n"
+    graded = RuleSetting(severity="blocking", reason="one language in configs")
+    settings = DlLintSettings(rules={"comment-language": graded})
+    result = pull_request(
+        repo, {"configs/model.yaml": base}, {"configs/model.yaml": head}, settings=settings
+    )
+
+    assert flagged(result) == [("comment-language", "blocking", 3)]
+    assert result.outcome is Outcome.FAIL
+    assert "Suppressions added in a pull request do not count until merged" in (
+        result.findings[0].message
+    )
+    assert [(s.rule, s.origin, s.line) for s in result.suppressions] == [
+        ("comment-language", "change", 3)
+    ]

@@ -85,7 +85,9 @@ def test_repeated_blocks_are_one_finding_at_the_added_detach_and_a_gained_layer_
         "`tail.{0..2}.norm.*`, `tail.{0..2}.proj.*` (12 parameters), in 3 of 4 blocks alike "
         "(not `tail.3`) learned at base"
     )
-    # The way through is pasteable: the allow rule reads back as the setting.
+    # The way through is pasteable: the allow rule reads back as the setting, and counts only
+    # from the base branch (issue 34).
+    assert "the rule counts only from the base branch: merge it there first" in lost.message
     assert lost.details is not None and lost.details_lang == "yaml"
     pasted = load_config(yaml.safe_dump({"always": []}) + lost.details)
     settings = pasted.settings_for("gradient")

@@ -144,9 +144,11 @@ def test_three_large_files_in_the_exchange_are_a_disk_error_of_head(
     result = run(repo, base={"model.py": SQUARE}, head={"model.py": head}, settings={"disk_mb": 48})
 
     assert result.outcome is Outcome.ERROR
+    assert [f.revision for f in result.findings] == ["head"], result.findings  # base's half held
     finding = result.findings[0]
-    assert finding.revision == "head"
     assert "went past its disk cap of 48 MB" in finding.message, finding.message
+    host = Path(tempfile.gettempdir())
+    assert not [*host.glob("fill-*.bin"), *host.glob("gradgate-*/**/fill-*.bin")]  # not on host
 
 
 LINKED_WEIGHTS = """\
@@ -171,6 +173,58 @@ def test_a_link_base_planted_for_its_weights_is_not_followed_and_is_bases_error(
     assert finding.revision == "base"
     assert "could not hand over `base-weights.pt`" in finding.message, finding.message
     assert "a symbolic link, not a file the child wrote itself" in finding.message
+
+
+# Base's factory wraps torch.save: once the check's program has saved the weights, the planted
+# thing takes their place, just before gradgate asks for them.
+AFTER_SAVE = """\
+def attack():
+    import os, torch
+    if getattr(torch.save, "planted", False):
+        return
+    saving = torch.save
+
+    def save(obj, f, *args, **kwargs):
+        saving(obj, f, *args, **kwargs)
+        if isinstance(f, str) and os.path.basename(f) == "base-weights.pt":
+            plant(f)
+
+    save.planted = True
+    torch.save = save
+
+
+def plant(path):
+    import os
+{plant}
+"""
+PLANTED = {
+    "fifo": ("    os.unlink(path)\n    os.mkfifo(path)\n", "(a FIFO, a folder, a hard link)"),
+    "hard-link": ("    os.link(path, path + '.twin')\n", "(a FIFO, a folder, a hard link)"),
+    "rename": (
+        "    os.symlink({precious!r}, path + '.new')\n    os.rename(path + '.new', path)\n",
+        "a symbolic link, not a file the child wrote itself",
+    ),
+}
+
+
+@pytest.mark.parametrize("planted", list(PLANTED))
+def test_a_fifo_hard_link_or_rename_base_plants_on_its_weights_is_bases_sandbox_error(
+    repo: GitRepo, tmp_path: Path, bubblewrap: str, planted: str
+) -> None:
+    precious = tmp_path / "precious.txt"
+    precious.write_text("the user's work\n")
+    plant, words = PLANTED[planted]
+    attack = AFTER_SAVE.format(plant=plant.format(precious=str(precious)))
+    base = attacking(attack, model=SQUARE)
+
+    result = run(repo, base={"model.py": base}, head={"model.py": TRANSPOSED})
+
+    assert precious.read_text() == "the user's work\n"
+    assert result.outcome is Outcome.ERROR
+    assert [f.revision for f in result.findings] == ["base"], result.findings
+    (finding,) = result.findings
+    assert "could not hand over `base-weights.pt`" in finding.message, finding.message
+    assert words in finding.message, finding.message
 
 
 def test_with_process_level_isolation_base_weights_still_reach_head(

@@ -86,6 +86,23 @@ def test_alone_a_pr_into_a_branch_without_config_never_reads_as_success(
     assert shown(world, head, "gradgate/protected")[0] != "success"
 
 
+def test_a_pr_into_main_not_judged_yet_holds_the_commit_pending_not_neutral(
+    world: World, mode: str
+) -> None:
+    # GitHub's branch protection accepts a `neutral` check run for a required check: #8's
+    # "not gated here" must not stand for #7 before #7's own run has judged the head (its run
+    # still going, or a fork's run for it that never came).
+    head = open_pages_pr(world)
+    assert run(world, PAGES) == 0
+
+    state, words = shown(world, head)
+    assert state == {"statuses": "pending", "check-runs": "in_progress"}[mode]
+    assert words.startswith(f"#{NUMBER} into main (worst of 2 open PRs, not judged yet)")
+
+    run(world, NUMBER)
+    assert shown(world, head)[0] == "failure"
+
+
 def both_run(world: World, first: int) -> str:
     head = open_pages_pr(world)
     for number in (first, PAGES if first == NUMBER else NUMBER):
@@ -121,8 +138,11 @@ def test_closing_the_pr_into_gh_pages_leaves_the_failure(
     assert shown(world, head)[0] == "failure"
 
 
-def test_pushing_over_the_failing_pr_weighs_its_old_head_again(world: World, mode: str) -> None:
-    old = both_run(world, NUMBER)
+@pytest.mark.parametrize("first", [NUMBER, PAGES], ids=["main-first", "pages-first"])
+def test_pushing_over_the_failing_pr_weighs_its_old_head_again(
+    world: World, mode: str, first: int
+) -> None:
+    old = both_run(world, first)
     new = world.push(TRAIN, "put it back")
     payload = payloads.pull_request("synchronize", repo=REPO, number=NUMBER, head=new,
                                     base=world.base, author="alice", head_ref="pr")  # fmt: skip
@@ -134,10 +154,11 @@ def test_pushing_over_the_failing_pr_weighs_its_old_head_again(world: World, mod
     assert shown(world, new)[0] == "success"
 
 
+@pytest.mark.parametrize("first", [NUMBER, PAGES], ids=["main-first", "pages-first"])
 def test_pushing_over_the_pr_into_gh_pages_leaves_the_failure_on_the_old_head(
-    world: World, mode: str
+    world: World, mode: str, first: int
 ) -> None:
-    old = both_run(world, PAGES)
+    old = both_run(world, first)
     world.repo.checkout("pages-pr")
     world.repo.write("index.html", "<p>more docs</p>\n")
     new = world.repo.commit("docs")

@@ -65,3 +65,45 @@ def test_an_added_ignore_blocks_and_a_base_ignore_is_listed(
     assert "[not counted] dl-lint: hook-in-forward at net.py:12 — added in this change" in out
     assert "[applied] dl-lint: hook-in-forward at net.py:5 — inline at base" in out
     assert "Suppressions added in a pull request do not count until merged" in out
+
+
+HELPERS = "def default(val, d):\n    return val if val is not None else d\n"
+CALLER = "from helpers import default\n\nx = default(val=None, d=1)\n"
+API_POLICY = """\
+version: 1
+zones:
+  - name: api
+    paths: ["helpers.py"]
+    checks: [api-contract]
+checks:
+  api-contract:
+    allow:
+      - pattern: helpers.default
+        reason: variadic on purpose
+"""
+
+
+def test_an_api_contract_allow_rule_at_base_is_listed_and_counted_as_applied(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.write(".gradgate.yml", API_POLICY)
+    repo.write("helpers.py", HELPERS)
+    repo.write("caller.py", CALLER)
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("helpers.py", "def default(*args):\n    return next(iter(args), None)\n")
+    repo.commit("variadic")
+    args = ["check", "--repo", str(repo.root), "--base", "main", "--head", "pr"]
+
+    code = main([*args, "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert (code, data["verdict"]) == (0, "success")
+    assert data["suppressions"] == {"applied": 1, "not_counted": 0}
+    (api,) = [c for c in data["checks"] if c["name"] == "api-contract"]
+    assert [(s["rule"], s["origin"], s["line"]) for s in api["suppressions"]] == [
+        ("allow: helpers.default", "config", 1)
+    ]
+
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "[applied] api-contract: allow: helpers.default at helpers.py:1 — .gradgate.yml" in out
