@@ -8,7 +8,7 @@ import re
 import pytest
 from gradgate.bot.doors.cli import main
 
-from tests.bot.doors import init_repos
+from tests.bot.doors.cli import init_repos
 from tests.gitrepo import GitRepo
 
 # A flat nanoGPT-style repository: the whole model in model.py, sizes as integer arguments.

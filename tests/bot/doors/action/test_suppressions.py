@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from gradgate.bot.github.results import CHECK_FILE
 
-from tests.bot.doors.action_world import NUMBER, REPO, World, read_json
-from tests.bot.doors.trust_world import fork, fork_run, gate_and_publish, gradgate
+from tests.bot.doors.action.trust_world import fork, fork_run, gate_and_publish, gradgate
+from tests.bot.doors.action.world import NUMBER, REPO, World, read_json
 
 POLICY = """\
 zones:
