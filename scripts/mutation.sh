@@ -12,7 +12,8 @@
 #   next run goes on from there (each module's mutmut cache is kept under build/mutation/).
 # --tests: the tests to run instead of the module's package's (one path, for every module).
 # --fresh: forget what earlier runs of these modules found.
-# A mutant that cannot change behaviour is marked on its line: `# pragma: no mutate (reason)`.
+# A mutant that cannot change behaviour is listed in scripts/mutation-equivalent.txt with the
+# reason (its module, the mutated line, why): counted as equivalent, not as a survivor.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,7 +52,7 @@ original=
 restore() { # the module as it was before the run, whatever stopped it
     if [ -n "$original" ] && [ -f "$state/original" ]; then
         cp "$state/original" "$original"
-        rm -f "$state/original"
+        rm -f "$state/original" "$original.bak" # mutmut's own copy, left beside the module
     fi
     [ -e .mutmut-cache ] && [ -n "$original" ] && mv .mutmut-cache "$state/$(key "$original").cache"
     original=
