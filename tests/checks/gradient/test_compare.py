@@ -182,3 +182,17 @@ def test_module_hooks_that_pile_up_name_the_module_or_the_model() -> None:
         ("gradient-hooks-accumulate", Severity.BLOCKING),
         ("gradient-hooks-accumulate", Severity.NOTE),
     ]
+
+
+def test_weights_tied_at_base_and_split_at_head_warn_and_the_reverse_is_a_note() -> None:
+    tied, a, b = param(("emb.w", "head.w")), param("emb.w"), param("head.w")
+    split = compare(facts("base", tied), facts("head", a, b))
+    assert (split.untied, split.tied) == ((("emb.w", "head.w"),), ())
+    assert [(f.kind, f.severity) for f in findings_for(split)] == [
+        ("gradient-untied", Severity.WARNING)
+    ]
+    joined = compare(facts("base", a, b), facts("head", tied))
+    assert (joined.untied, joined.tied) == ((), (("emb.w", "head.w"),))
+    assert [(f.kind, f.severity) for f in findings_for(joined)] == [
+        ("gradient-tied", Severity.NOTE)
+    ]
