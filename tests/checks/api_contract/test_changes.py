@@ -218,3 +218,9 @@ def test_parameters_that_share_no_word_nor_likeness_are_a_removal_and_an_additio
     assert said("def f(x, theta=1.0): ...", "def f(x, device=None): ...", "f(a, theta=2.0)") == [
         ("removed", "theta", "theta", None)
     ]
+
+
+def test_arguments_after_a_starred_one_have_no_known_place() -> None:
+    base, head = "def f(targets, preds): ...", "def f(preds, targets): ..."
+    assert said(base, head, "f(*pair, out)") == []
+    assert said(base, head, "f(y, *rest)") == [("moved", "y", "targets", "preds")]
