@@ -222,3 +222,23 @@ def test_changed_outputs_name_the_module_and_outputs_not_measured_are_not_a_chan
     loss = same(outputs={}, loss={"base": 1.5, "head": 9.0, "equal": False})
     (finding,) = judge([facts()], [facts(same=loss)], DIFF)
     assert finding.kind == "behaviour-loss-changed"
+
+
+def test_a_probe_not_measured_is_no_change_and_the_next_one_decides() -> None:
+    gradients = same(loss={}, gradients={"equal": False, "count": 1, "differ": [
+        {"parameter": "blocks.0.attn.w", "diff": 0.1, "scale": 1.0}]})  # fmt: skip
+    (finding,) = judge([facts()], [facts(same=gradients)], DIFF)
+    assert finding.kind == "behaviour-gradient-changed"
+    buffers = same(gradients={}, buffers=[{"name": "blocks.0.attn.n", "diff": 0.1, "scale": 1.0}])
+    (finding,) = judge([facts()], [facts(same=buffers)], DIFF)
+    assert finding.kind == "behaviour-training-changed"
+
+
+def test_a_changed_loss_points_at_the_line_changed_in_the_loss() -> None:
+    loss = same(loss={"base": 1.5, "head": 9.0, "equal": False})
+    head = VariantFacts(
+        None, facts().invariants, loss, {}, ClassSource("Loss", "train.py", 5, 1, 20)
+    )
+    diff = PullDiff({"train.py": (LineSpan(8, 8),)})
+    (finding,) = judge([facts()], [head], diff)
+    assert (finding.kind, finding.file, finding.line) == ("behaviour-loss-changed", "train.py", 8)
