@@ -8,7 +8,7 @@ import shlex
 
 from gradgate.checks.commands.found import in_doc
 from gradgate.checks.config_docs.claims.markdown import read_doc
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 FAST = settings(max_examples=60, deadline=None)
@@ -53,6 +53,7 @@ DOCS = st.lists(PIECES, max_size=25).map("".join) | st.text(max_size=80)
 
 @FAST
 @given(DOCS)
+@example("```    ```| `lr` | `0.1` |\n")  # a span that is an empty YAML document crashed it
 def test_any_readme_is_read_without_an_exception(text: str) -> None:
     read_doc("README.md", text)
     in_doc("README.md", text)
