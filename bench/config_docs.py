@@ -135,6 +135,10 @@ def main() -> int:
                 for p in repo.list_files(head_sha)
                 if p.endswith(".md")
             ]
+            changes = repo.changes(base_sha, head_sha)
+            # The same work: the baseline parses every page the check reads at each revision.
+            assert len(pages) == PAGES, len(pages)
+            assert len(changes) == EDITED_PAGES + EDITED_CONFIGS, len(changes)
             parser = MarkdownIt("commonmark").enable("table")
             baseline_s = best(lambda: [parser.parse(text) for text in pages])
             # The check parses with the inline rules it needs only (claims.markdown): shown
@@ -143,7 +147,7 @@ def main() -> int:
             ctx = CheckContext(
                 base_sha=base_sha,
                 head_sha=head_sha,
-                changes=repo.changes(base_sha, head_sha),
+                changes=changes,
                 source=repo,
                 settings=ConfigDocsSettings(),
             )

@@ -58,13 +58,18 @@ def main() -> int:
             "on, a never-run line in forward": {"bench_block.py": [[branch, branch]]},
         }
         best = {name: float("inf") for name in cases}
+        losses: dict[str, float] = {}
         for _ in range(ROUNDS):  # interleaved: a load change hits every case alike
             for name, spans in cases.items():
                 with recording(folder, spans):
                     started = time.process_time()
                     for _ in range(STEPS):
-                        model(x).square().mean().backward()
+                        loss = model(x).square().mean()
+                        loss.backward()
                     best[name] = min(best[name], time.process_time() - started)
+                    losses[name] = loss.item()
+        # The recorder must not change the work: every case computed the same loss.
+        assert len(set(losses.values())) == 1, losses
     baseline = best["off (baseline)"]
     for name, seconds in best.items():
         print(f"{name:34} {seconds:7.3f} s CPU  {seconds / baseline:5.2f}x")

@@ -87,6 +87,7 @@ def main() -> int:
         }
         best = dict.fromkeys(commands, float("inf"))
         outcomes: dict[str, str] = {}
+        ran: dict[str, set[str]] = {}
         # Round after round, each kind once: a load that comes and goes disturbs all alike.
         for _ in range(RUNS):
             for kind, command in commands.items():
@@ -95,6 +96,11 @@ def main() -> int:
                 best[kind] = min(best[kind], seconds)
                 if kind == "gate":
                     outcomes = _outcomes(out)
+                if kind != "bare":
+                    ran[kind] = set(_outcomes(out))
+    # The same work: the model checks ran (none skipped or planned away) in every gate run.
+    assert {"gradient", "checkpoint"} <= ran["gate"], ran
+    assert ran["both"] == {"gradient", "checkpoint"} and ran["gradient"] == {"gradient"}, ran
     bare_s, gate_s, both_s, gradient_s = best.values()
     print(f"bare child (interpreter, import torch, build, 2 SGD steps): {bare_s:.1f} s")
     print(f"gradgate check: {gate_s:.1f} s; " + "; ".join(f"{k} {v}" for k, v in outcomes.items()))

@@ -117,7 +117,7 @@ def bare_loop(folder: Path) -> dict[str, Any]:
     import torch
     import torch.nn.functional as F
 
-    parameters = 0
+    parameters: dict[str, int] = {}
     for revision in ("base", "head"):
         spec = importlib.util.spec_from_file_location(
             f"model_{revision}", folder / f"{revision}.py"
@@ -128,7 +128,7 @@ def bare_loop(folder: Path) -> dict[str, Any]:
         model, ids = module.build()
         model.train()
         params = [p for p in model.parameters() if p.requires_grad]
-        parameters = sum(p.numel() for p in params)
+        parameters[revision] = sum(p.numel() for p in params)
         for _ in range(STEPS):
             logits = model(ids)
             loss: Any = F.cross_entropy(logits.view(-1, logits.shape[-1]), ids.view(-1))
@@ -161,6 +161,10 @@ def the_check(repo: Path, base: str, head: str) -> dict[str, Any]:
         "outcome": str(result.outcome),
         "caught": caught,
         "summary": result.summary,
+        "parameters": {
+            "base": result.metrics.get("trainable_base"),
+            "head": result.metrics.get("trainable_head"),
+        },
     }
 
 
@@ -217,7 +221,10 @@ def main(argv: list[str]) -> int:
     bare_s, bare_mb = min(w for w, _ in bare), min(v["peak_mb"] for _, v in bare)
     check_s, check_mb = min(w for w, _ in check), min(v["peak_mb"] for _, v in check)
     result = check[-1][1]
-    print(f"model: {bare[-1][1]['parameters'] / 1e6:.1f}M parameters, {STEPS} steps per revision")
+    # The same work: the check trained the models the bare loop trained, revision by revision.
+    assert result["parameters"] == bare[-1][1]["parameters"], (result, bare[-1][1])
+    print(f"model: {bare[-1][1]['parameters']['head'] / 1e6:.1f}M parameters, {STEPS} steps per "
+          "revision")  # fmt: skip
     bare_cpu, check_cpu = (min(v["cpu_s"] for _, v in runs) for runs in (bare, check))
     print(f"bare loop (one process, both revisions): {bare_s:.1f} s ({bare_cpu:.1f} s CPU), "
           f"peak {bare_mb:.0f} MB")  # fmt: skip

@@ -85,11 +85,14 @@ def main(argv: list[str]) -> int:
         steps = str(WARMUP + STEPS)
 
         def bare() -> float:  # a fresh process per revision and round, as the check's children
-            return sum(
-                timed([sys.executable, "-c", BARE, str(folder / rev), steps])[0]
+            runs = [
+                timed([sys.executable, "-c", BARE, str(folder / rev), steps])
                 for _ in range(ROUNDS)
                 for rev in ("base", "head")
-            )
+            ]
+            # The same work as the check's children: every run got through all its steps.
+            assert all(out.strip() == "ok" for _, out in runs), runs
+            return sum(seconds for seconds, _ in runs)
 
         check = [sys.executable, "-m", "bench.perf", "--check", str(folder / "repo"), base, head]
         found = versus_bare(RUNS, bare, check)

@@ -36,14 +36,19 @@ def figure(name: str, value: str, target: str, ok: bool) -> str:
     return f"figure: {name} = {value} (target {target}) {'ok' if ok else 'MISSED'}"
 
 
-def bare_python() -> None:
-    subprocess.run([sys.executable, "-c", "pass"], check=True)
+def bare_python() -> str:
+    done = subprocess.run([sys.executable, "-c", "print('ran')"], check=True, capture_output=True)
+    return done.stdout.decode().strip()
 
 
 def seconds(call: Callable[[], object]) -> float:
+    """The wall time of ``call``, which must have run its target: the bare interpreter and the
+    sandboxed child do the same work, one print or one return of "ran"."""
     started = time.perf_counter()
-    call()
-    return time.perf_counter() - started
+    value = call()
+    elapsed = time.perf_counter() - started
+    assert value == "ran", value
+    return elapsed
 
 
 def main() -> int:
@@ -54,7 +59,7 @@ def main() -> int:
     seen: list[Isolation] = []
     with tempfile.TemporaryDirectory(prefix="gradgate-bench-") as tmp:
         root = Path(tmp)
-        (root / "noop.py").write_text("def run():\n    return None\n", encoding="utf-8")
+        (root / "noop.py").write_text("def run():\n    return 'ran'\n", encoding="utf-8")
 
         def sandboxed(mode: SandboxMode) -> Callable[[], object]:
             return lambda: run_in_sandbox(

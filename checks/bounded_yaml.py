@@ -83,6 +83,9 @@ def safe_load(text: str) -> Any:
     """PyYAML's ``safe_load``, bounded: composed and counted before anything is constructed."""
     loader = _Loader(text)
     try:
-        return loader.construct_document(bounded(loader.get_single_node()))
+        node = bounded(loader.get_single_node())
+        # An empty document is None, as PyYAML's own safe_load has it (found by
+        # tests/checks/config_docs/test_doc_properties.py).
+        return None if node is None else loader.construct_document(node)
     finally:
         loader.dispose()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import IO
 
 from gradgate.checks.diff import ChangeStatus, FileChange, LineSpan
@@ -77,14 +78,13 @@ def _raw_records(fields: Iterator[str]) -> Iterator[_Raw]:
     for meta in fields:
         if not meta:
             return
-        letter = meta[meta.rindex(" ") + 1]
+        letter = meta.rpartition(" ")[2][:1]
         if letter not in _STATUS:
             raise GitError(f"unexpected change status {letter!r} in `git diff` output")
-        if letter in "RC":
-            old = next(fields)
-            yield letter, next(fields), old, meta[1:7], meta[8:14]
-        else:
-            yield letter, next(fields), None, meta[1:7], meta[8:14]
+        paths = list(islice(fields, 2 if letter in "RC" else 1))
+        if not all(paths) or len(paths) < (2 if letter in "RC" else 1):
+            raise GitError(f"unexpected `git diff` output: the record {meta!r} lacks its path")
+        yield letter, paths[-1], paths[0] if letter in "RC" else None, meta[1:7], meta[8:14]
 
 
 def _read_raw_part(stream: IO[bytes]) -> tuple[bytes, bytes]:

@@ -182,3 +182,45 @@ def test_a_keyword_a_kwargs_head_takes_is_absorbed_not_removed() -> None:
     assert said(base, "def f(x): ...", "f(a, use_cache=True)") == [
         ("removed", "use_cache", "use_cache", None)
     ]
+
+
+def test_a_method_s_self_is_never_required_nor_made_positional_only() -> None:
+    base = "class M:\n    def update(self, preds): ...\n"
+    required = change(base, "class M:\n    def update(self, preds, target): ...\n", "M.update")
+    assert required is not None and required.required == ("target",)
+    node = ast.parse("m.update(p)", mode="eval").body
+    assert isinstance(node, ast.Call)
+    assert [(e.kind, e.argument) for e in effects(required, node, implicit=1, unchanged=True)] == [
+        ("missing", "target")
+    ]
+    slashed = change(base, "class M:\n    def update(self, preds, /): ...\n", "M.update")
+    assert slashed is not None and slashed.positional_only == ("preds",)
+
+
+def test_arguments_after_one_that_still_binds_alike_are_judged_too() -> None:
+    base, head = "def f(x, y, z): ...", "def f(x, z, y): ..."
+    assert said(base, head, "f(a, b, c)") == [("moved", "b", "y", "z"), ("moved", "c", "z", "y")]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("eps=1e-6", "epsilon=1e-8"),  # names alike: 0.6 by difflib's ratio, the bound itself
+     ("dim_model=512", "model_dim=256"),  # the same words in another order
+     ("reduction='mean'", "reduce='sum'")],
+)  # fmt: skip
+def test_a_parameter_renamed_with_a_new_default_is_still_a_rename(old: str, new: str) -> None:
+    base, head = f"def f(x, {old}): ...", f"def f(x, {new}): ..."
+    name, renamed = old.split("=")[0], new.split("=")[0]
+    assert said(base, head, f"f(a, {name}=1)") == [("renamed", name, name, renamed)]
+
+
+def test_parameters_that_share_no_word_nor_likeness_are_a_removal_and_an_addition() -> None:
+    assert said("def f(x, theta=1.0): ...", "def f(x, device=None): ...", "f(a, theta=2.0)") == [
+        ("removed", "theta", "theta", None)
+    ]
+
+
+def test_arguments_after_a_starred_one_have_no_known_place() -> None:
+    base, head = "def f(targets, preds): ...", "def f(preds, targets): ..."
+    assert said(base, head, "f(*pair, out)") == []
+    assert said(base, head, "f(y, *rest)") == [("moved", "y", "targets", "preds")]

@@ -13,6 +13,7 @@ from gradgate.checks.behaviour.facts import VariantFacts, parse
 from gradgate.checks.behaviour.settings import BehaviourSettings
 from gradgate.checks.diff import LineSpan
 from gradgate.checks.errors import ModelError
+from gradgate.checks.gradient.edits import GradientEdit
 from gradgate.checks.model.lines import ClassSource, PullDiff
 
 ATTENTION = ClassSource("Attention", "model.py", 12, 10, 30)
@@ -180,3 +181,73 @@ def test_same_weights_not_compared_is_said_never_a_silent_pass(
 ) -> None:
     (finding,) = judge([facts()], [facts(same=head)], DIFF)
     assert (finding.kind, finding.severity) == ("behaviour-not-compared", severity)
+
+
+@pytest.mark.parametrize(
+    "construct",
+    [".detach()", ".detach_()", ".data", "torch.no_grad", "torch.inference_mode",
+     "torch.set_grad_enabled"],
+)  # fmt: skip
+def test_a_changed_gradient_points_at_the_detaching_edit_in_its_class(construct: str) -> None:
+    head = same(gradients={"equal": False, "count": 1, "differ": [
+        {"parameter": "blocks.0.attn.w", "diff": 0.1, "scale": 1.0}]})  # fmt: skip
+    lines = (LineSpan(15, 15), LineSpan(20, 20))
+    detached = PullDiff({"model.py": lines}, (GradientEdit("model.py", 20, construct),))
+    (finding,) = judge([facts()], [facts(same=head)], detached)
+    assert (finding.file, finding.line) == ("model.py", 20)
+    frozen = PullDiff({"model.py": lines}, (GradientEdit("model.py", 20, "requires_grad="),))
+    (finding,) = judge([facts()], [facts(same=head)], frozen)
+    assert (finding.file, finding.line) == ("model.py", 15)  # the class's first changed line
+
+
+def test_a_variant_only_at_head_does_not_hide_the_findings_of_those_after_it() -> None:
+    changed = same(outputs={"equal": False, "index": 0, "diff": 2.0, "scale": 4.0})
+    base = [VariantFacts("flash", {}), VariantFacts("eager", {})]
+    head = [VariantFacts("new", {}), VariantFacts("flash", {}, changed),
+            VariantFacts("eager", {}, changed)]  # fmt: skip
+    found = [(f.kind, f.message.split(":")[0]) for f in judge(base, head, DIFF)]
+    assert found == [
+        ("behaviour-variant-unpaired", "Variant `new` exists only at head"),
+        ("behaviour-output-changed", "In variant `flash`"),
+        ("behaviour-output-changed", "In variant `eager`"),
+    ]
+
+
+def test_an_invariant_random_at_both_does_not_hide_a_later_one_that_breaks() -> None:
+    found = judge([facts(eval_random=RANDOM)], [facts(eval_random=RANDOM, eval_state=STATE)], DIFF)
+    assert [(f.kind, f.severity) for f in found] == [("behaviour-eval-state", Severity.BLOCKING)]
+
+
+def test_a_forward_that_raised_at_head_says_the_error() -> None:
+    head = {"compared": False, "why": "raised", "error": "RuntimeError: shapes (2, 3)"}
+    (finding,) = judge([facts()], [facts(same=head)], DIFF)
+    assert "RuntimeError: shapes (2, 3)" in finding.message
+
+
+def test_changed_outputs_name_the_module_and_outputs_not_measured_are_not_a_change() -> None:
+    head = same(outputs={"equal": False, "index": 0, "diff": 2.0, "scale": 4.0}, first=FIRST)
+    (finding,) = judge([facts()], [facts(same=head)], DIFF)
+    assert "`blocks.0.attn` (`Attention`)" in finding.message
+    loss = same(outputs={}, loss={"base": 1.5, "head": 9.0, "equal": False})
+    (finding,) = judge([facts()], [facts(same=loss)], DIFF)
+    assert finding.kind == "behaviour-loss-changed"
+
+
+def test_a_probe_not_measured_is_no_change_and_the_next_one_decides() -> None:
+    gradients = same(loss={}, gradients={"equal": False, "count": 1, "differ": [
+        {"parameter": "blocks.0.attn.w", "diff": 0.1, "scale": 1.0}]})  # fmt: skip
+    (finding,) = judge([facts()], [facts(same=gradients)], DIFF)
+    assert finding.kind == "behaviour-gradient-changed"
+    buffers = same(gradients={}, buffers=[{"name": "blocks.0.attn.n", "diff": 0.1, "scale": 1.0}])
+    (finding,) = judge([facts()], [facts(same=buffers)], DIFF)
+    assert finding.kind == "behaviour-training-changed"
+
+
+def test_a_changed_loss_points_at_the_line_changed_in_the_loss() -> None:
+    loss = same(loss={"base": 1.5, "head": 9.0, "equal": False})
+    head = VariantFacts(
+        None, facts().invariants, loss, {}, ClassSource("Loss", "train.py", 5, 1, 20)
+    )
+    diff = PullDiff({"train.py": (LineSpan(8, 8),)})
+    (finding,) = judge([facts()], [head], diff)
+    assert (finding.kind, finding.file, finding.line) == ("behaviour-loss-changed", "train.py", 8)
