@@ -63,6 +63,7 @@ SLOW = (
     "tests/checks/model/test_exchange.py::test_three_large_files",
     "tests/checks/model/test_exchange.py::test_with_process_level",
     "tests/checks/model/test_plan_gate.py",
+    "tests/checks/cache/test_gate_cache.py",
     "tests/checks/model/test_run.py",
     "tests/checks/model/test_session.py",
     "tests/checks/perf/test_check.py",
@@ -192,6 +193,15 @@ def bubblewrap() -> str:
             pytest.fail(f"bubblewrap should work on this machine: {found.reason}")
         pytest.skip(found.reason or "no bubblewrap")
     return found.path
+
+
+@pytest.fixture(autouse=True)
+def _own_cache_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Each test's `gradgate check` gets an empty result cache of its own (docs/caching.md),
+    never the user's: a result one test computed is never another test's."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
 
 
 @pytest.fixture
