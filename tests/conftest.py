@@ -19,6 +19,7 @@ from tests.gitrepo import GitRepo
 # A prefix of node ids: a file, or one test.
 SLOW = (
     "tests/bot/app/test_approvals.py",
+    "tests/bot/app/test_cache_app.py",
     "tests/bot/app/test_end_to_end.py",
     "tests/bot/app/test_fork_sandbox.py",
     "tests/bot/app/test_fuzz.py",
