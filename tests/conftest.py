@@ -34,6 +34,7 @@ SLOW = (
     "tests/bot/doors/action/test_review.py::test_with_a_fifth_of_api_calls_failing",
     "tests/bot/doors/action/test_trust.py",
     "tests/bot/doors/action/test_trust_walk.py",
+    "tests/bot/doors/cli/test_cache_cli.py",
     "tests/bot/doors/cli/test_init_factory.py",
     "tests/bot/doors/cli/test_try_config.py",
     "tests/bot/doors/test_demo.py::test_demo_catches",
