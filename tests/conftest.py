@@ -26,6 +26,7 @@ SLOW = (
     "tests/bot/app/test_one_verdict.py",
     "tests/bot/app/test_publishing_fails.py",
     "tests/bot/app/test_workers.py",
+    "tests/bot/doors/action/test_cache_action.py",
     "tests/bot/doors/action/test_chaos.py",
     "tests/bot/doors/action/test_label.py",
     "tests/bot/doors/action/test_one_verdict.py",
