@@ -67,6 +67,7 @@ SLOW = (
     "tests/checks/model/test_exchange.py::test_with_process_level",
     "tests/checks/model/test_plan_gate.py",
     "tests/checks/cache/test_gate_cache.py",
+    "tests/checks/cache/test_replay.py",
     "tests/checks/model/test_run.py",
     "tests/checks/model/test_session.py",
     "tests/checks/perf/test_check.py",
