@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar, cast
 
+from gradgate.checks.cache.results import CachedSide
 from gradgate.checks.errors import CheckError
 from gradgate.checks.sandbox.isolation import Isolation
 from pydantic import BaseModel, ConfigDict, Field
@@ -110,6 +111,9 @@ class CheckResult:
     extra: Mapping[str, Any] = field(default_factory=dict)
     # The suppressions met on the way (issue 34): listed in every report and counted in JSON.
     suppressions: tuple[Suppression, ...] = ()
+    # The revisions whose facts came from the result cache, and the commit that computed them
+    # (issue 37); set by the pipeline from CheckContext.cached.
+    cached: tuple[CachedSide, ...] = ()
 
 
 def outcome_for(findings: tuple[Finding, ...]) -> Outcome:

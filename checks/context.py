@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from gradgate.checks.base import CheckSettings
+from gradgate.checks.cache.results import CachedSide
 from gradgate.checks.data.spec import DataSpec
 from gradgate.checks.diff import FileChange
 from gradgate.checks.model.spec import ModelSpec
@@ -67,6 +68,9 @@ class CheckContext:
     sandbox: SandboxMode = "auto"
     # run_user_code appends how each of this check's sandbox runs was isolated.
     isolations: list[Isolation] = field(default_factory=list)
+    # The sides of this check served from the result cache (checks.cache), recorded by the
+    # model session as ``isolations`` is; the pipeline puts them in the check's result.
+    cached: list[CachedSide] = field(default_factory=list)
     # False: the PR's author is not trusted yet (App mode, no /ok-to-test). A check that sets
     # ``runs_without_user_code = True`` is still run then and must do only its static part;
     # ``run_user_code`` refuses to start the sandbox.

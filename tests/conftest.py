@@ -19,6 +19,7 @@ from tests.gitrepo import GitRepo
 # A prefix of node ids: a file, or one test.
 SLOW = (
     "tests/bot/app/test_approvals.py",
+    "tests/bot/app/test_cache_app.py",
     "tests/bot/app/test_end_to_end.py",
     "tests/bot/app/test_fork_sandbox.py",
     "tests/bot/app/test_fuzz.py",
@@ -26,6 +27,7 @@ SLOW = (
     "tests/bot/app/test_publishing_fails.py",
     "tests/bot/app/test_suppressions.py",
     "tests/bot/app/test_workers.py",
+    "tests/bot/doors/action/test_cache_action.py",
     "tests/bot/doors/action/test_chaos.py",
     "tests/bot/doors/action/test_label.py",
     "tests/bot/doors/action/test_one_verdict.py",
@@ -34,6 +36,7 @@ SLOW = (
     "tests/bot/doors/action/test_review.py::test_with_a_fifth_of_api_calls_failing",
     "tests/bot/doors/action/test_trust.py",
     "tests/bot/doors/action/test_trust_walk.py",
+    "tests/bot/doors/cli/test_cache_cli.py",
     "tests/bot/doors/cli/test_init_factory.py",
     "tests/bot/doors/cli/test_try_config.py",
     "tests/bot/doors/test_demo.py::test_demo_catches",
@@ -65,6 +68,8 @@ SLOW = (
     "tests/checks/model/test_exchange.py::test_three_large_files",
     "tests/checks/model/test_exchange.py::test_with_process_level",
     "tests/checks/model/test_plan_gate.py",
+    "tests/checks/cache/test_gate_cache.py",
+    "tests/checks/cache/test_replay.py",
     "tests/checks/model/test_run.py",
     "tests/checks/model/test_session.py",
     "tests/checks/perf/test_check.py",
@@ -194,6 +199,15 @@ def bubblewrap() -> str:
             pytest.fail(f"bubblewrap should work on this machine: {found.reason}")
         pytest.skip(found.reason or "no bubblewrap")
     return found.path
+
+
+@pytest.fixture(autouse=True)
+def _own_cache_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Each test's `gradgate check` gets an empty result cache of its own (docs/caching.md),
+    never the user's: a result one test computed is never another test's."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
 
 
 @pytest.fixture

@@ -47,6 +47,11 @@ class _Sqlite(SqliteStorage):  # type: ignore[misc]
 CHECKPOINT_EVERY_S = 0.5
 
 
+def sqlite_storage(namespace: str, filename: str) -> BaseStorage:
+    """One namespace of the SQLite queue file, opened as the workers open it."""
+    return _Sqlite(namespace, filename=filename)
+
+
 Handler = Callable[[str], None]  # a job id -> run it
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from gradgate.bot.app.cache import QueueStore
 from gradgate.bot.app.combine import from_wire, to_wire
 from gradgate.bot.app.trust import Gpu, hold_for
 from gradgate.bot.config.model import config_hash
@@ -49,6 +50,9 @@ class RunnerRequest:
     auto_to_gpu: bool = False
     python: str | None = None
     untrusted_head: bool = False  # the author may not write: bubblewrap whatever the config says
+    # The result cache in the queue's own store (bot.app.cache): its SQLite file, or its Redis.
+    cache_db: str | None = None
+    cache_redis: str | None = None
 
 
 _REQUEST = TypeAdapter(RunnerRequest)
@@ -61,6 +65,20 @@ def request_json(request: RunnerRequest) -> bytes:
 def runner_env(parent: Mapping[str, str]) -> dict[str, str]:
     """An allow-list: nothing named here can carry a credential."""
     return {name: parent[name] for name in (*PASSED_THROUGH, *_ALSO) if name in parent}
+
+
+def result_store(request: RunnerRequest) -> QueueStore | None:
+    """The queue's store as the result cache, where the worker named one."""
+    from gradgate.bot.app.queue import sqlite_storage
+    from huey.storage import RedisStorage
+
+    if request.cache_redis is not None:
+        url = request.cache_redis
+        return QueueStore(lambda namespace: RedisStorage(namespace, url=url))
+    if request.cache_db is not None:
+        db = request.cache_db
+        return QueueStore(lambda namespace: sqlite_storage(namespace, db))
+    return None
 
 
 def run(request: RunnerRequest, out: IO[str]) -> None:
@@ -77,6 +95,7 @@ def run(request: RunnerRequest, out: IO[str]) -> None:
         # fork's approved code runs under bubblewrap whatever the config says (issue 17).
         sandbox_default="require" if sys.platform.startswith("linux") else "auto",
         untrusted_head=request.untrusted_head,
+        cache=result_store(request),
     )
     hold = hold_for(user_code=request.user_code, gpu=request.gpu, auto_to_gpu=request.auto_to_gpu)
     try:

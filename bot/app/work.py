@@ -197,7 +197,18 @@ class Worker:
             auto_to_gpu=self.auto_to_gpu,
             python=self.python,
             untrusted_head=run.untrusted_head,
+            **self._cache(),
         )
+
+    def _cache(self) -> dict[str, str]:
+        """Where the runner keeps the result cache: the queue's own store, which every worker
+        shares (docs/caching.md); none with GRADGATE_NO_CACHE set."""
+        settings = self.queues.settings
+        if os.environ.get("GRADGATE_NO_CACHE"):
+            return {}
+        if settings.redis_url is not None:
+            return {"cache_redis": settings.redis_url}
+        return {"cache_db": str(settings.queue_db)}
 
     def _pending(self, pr: PullRequest, record: dict[str, Any]) -> Pending:
         """The checks in progress on GitHub while they run; a courtesy: a failure is logged."""

@@ -206,6 +206,14 @@ class Config(BaseModel):
             "Action and App on Linux."
         ),
     )
+    cache: bool = Field(
+        default=True,
+        strict=True,
+        description=(
+            "Reuse the model checks' per-revision results where what decides them is unchanged "
+            "(docs/caching.md). false: every result is computed again."
+        ),
+    )
     report: ReportConfig = Field(
         default_factory=ReportConfig, description="How results are reported on GitHub."
     )

@@ -37,6 +37,10 @@ def check_command(request: Request) -> list[str]:
         command += ["--sandbox", request.sandbox_default]
     if request.untrusted_head:
         command += ["--untrusted-head"]
+    if request.cache is None:
+        command += ["--no-cache"]
+    elif request.fork_pr is not None:
+        command += ["--fork-pr", str(request.fork_pr)]
     return command
 
 

@@ -34,6 +34,7 @@ from gradgate.bot.report.lines import diff_lines
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import verdict_for
 from gradgate.checks.base import CheckResult, CheckSettings, Outcome, settings_as
+from gradgate.checks.cache.results import ResultCache
 from gradgate.checks.context import CheckContext
 from gradgate.checks.diff import FileChange
 from gradgate.checks.errors import GradgateError, UsageError
@@ -194,8 +195,9 @@ def run_request(
     if request.untrusted_head:
         sandbox = "untrusted"
     requiring = paths_requiring(planned.plan, planned.policy.config)
+    cache = result_cache(request, planned.policy.config)
     # One sandboxed child per revision for all the model checks, ended with the gate.
-    with ModelSessions() as models:
+    with ModelSessions(cache) as models:
         for check in planned.plan.to_run:  # 5 run
             settings = planned.policy.config.settings_for(check.name)
             waiting = hold(check, settings) if hold is not None else None
@@ -240,7 +242,19 @@ def run_request(
         diff_lines=diff_lines(planned.changes, results),  # where GitHub takes review comments
         options=request.options,
         model_plan=described,
+        plan_cached=tuple(sorted(models.plan_cached.items())),
     )
+
+
+def result_cache(request: Request, config: Config) -> ResultCache | None:
+    """The gate's result cache (checks.cache): the request's store, in the scope its trust
+    allows; None without a store or with the config's `cache: false`."""
+    if request.cache is None or not config.cache:
+        return None
+    if request.fork_pr is not None or request.untrusted_head:
+        number = request.fork_pr if request.fork_pr is not None else request.pr_number
+        return ResultCache.for_fork(request.cache, number)
+    return ResultCache(request.cache)
 
 
 def error_report(request: Request, error: GradgateError | str) -> Report:

@@ -17,6 +17,7 @@ from gradgate.bot.config.bounds import (
 from gradgate.bot.config.model import CONFIG_FILENAME, Config, load_config
 from gradgate.bot.git.repository import GitRepository
 from gradgate.bot.plan.plan import ConfigOrigin
+from gradgate.checks.cache.store import Store
 from gradgate.checks.errors import GradgateError
 
 
@@ -39,6 +40,11 @@ class Request:
     # issue 17): its `.gradgate.yml` is never adopted (no config at base: the built-in one),
     # and model code runs only under bubblewrap, whatever the config says.
     untrusted_head: bool = False
+    # Where per-revision results are cached (checks.cache.store), None: no cache; the config's
+    # `cache: false` turns it off too. ``fork_pr``: the head is that fork PR's (from another
+    # repository), so its results are kept to that PR (docs/caching.md).
+    cache: Store | None = None
+    fork_pr: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,4 +38,5 @@ def run_check(name: str, ctx: CheckContext) -> CheckResult:
         result,
         duration_s=result.duration_s or elapsed,
         isolation=result.isolation or weakest(ctx.isolations),  # the report says how
+        cached=result.cached or tuple(dict.fromkeys(ctx.cached)),  # and what was reused
     )

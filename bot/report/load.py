@@ -23,6 +23,7 @@ from gradgate.checks.base import (
     Suppression,
     SuppressionOrigin,
 )
+from gradgate.checks.cache.results import CachedSide
 from gradgate.checks.diff import LineSpan
 from gradgate.checks.model.plan.compare import plan_from_json as model_plan_from_json
 from gradgate.checks.sandbox.isolation import Isolation, Scope
@@ -110,6 +111,13 @@ class _Isolation(BaseModel):
     disk_mb: int | None = None
 
 
+class _Cached(BaseModel):
+    model_config = _MODEL
+    revision: Literal["base", "head"]
+    commit: _Sha
+    program: str = Field(max_length=200)
+
+
 class _Check(BaseModel):
     model_config = _MODEL
     name: _CheckName
@@ -121,6 +129,7 @@ class _Check(BaseModel):
     findings: tuple[_Finding, ...] = ()
     suppressions: tuple[_Suppression, ...] = ()
     sandbox: _Isolation | None = None  # how its model code was isolated
+    cached: tuple[_Cached, ...] = ()  # the sides read from the result cache
 
 
 _Span = tuple[Annotated[int, Field(ge=1)], Annotated[int, Field(ge=1)]]
@@ -145,6 +154,7 @@ class _Report(BaseModel):
     checks: tuple[_Check, ...] = ()
     diff_lines: _DiffLines | None = None
     model_plan: dict[str, Any] | None = None  # parsed by checks.model.plan.compare
+    model_plan_cached: dict[Literal["base", "head"], _Sha] = Field(default_factory=dict)
 
 
 def plan_from_json(data: Any) -> Plan:
@@ -166,6 +176,7 @@ def report_from_json(data: Any) -> Report:
             isolation=None if c.sandbox is None else Isolation(**c.sandbox.model_dump()),
             extra=c.extra,
             suppressions=tuple(Suppression(**s.model_dump()) for s in c.suppressions),
+            cached=tuple(CachedSide(**x.model_dump()) for x in c.cached),
         )
         for c in parsed.checks
         if c.summary is not None
@@ -181,6 +192,7 @@ def report_from_json(data: Any) -> Report:
         error=parsed.error,
         diff_lines=_diff_lines(parsed.diff_lines) if parsed.diff_lines is not None else None,
         model_plan=None if parsed.model_plan is None else model_plan_from_json(parsed.model_plan),
+        plan_cached=tuple(sorted(parsed.model_plan_cached.items())),
     )
 
 

@@ -82,6 +82,8 @@ class Report:
     options: tuple[str, ...] = ()
     # What the change does to the model (checks.model.plan); None: no model check built it.
     model_plan: ModelPlan | None = None
+    # The revisions whose plan facts came from the result cache: (revision, commit).
+    plan_cached: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         # Every message and summary one line, however a check wrote it (bot.report.tidy).
@@ -287,6 +289,10 @@ def as_json(report: Report) -> dict[str, Any]:
                 "duration_s": round(row.result.duration_s, 3) if row.result else None,
                 "metrics": dict(row.result.metrics) if row.result else {},
                 "sandbox": _isolation(row.result),
+                "cached": [
+                    {"revision": c.revision, "commit": c.commit, "program": c.program}
+                    for c in (row.result.cached if row.result else ())
+                ],
                 "extra": dict(row.result.extra) if row.result else {},
                 "findings": [
                     {
@@ -320,4 +326,5 @@ def as_json(report: Report) -> dict[str, Any]:
         "suppressions": suppression_counts(report),
         "diff_lines": report.diff_lines.as_json() if report.diff_lines is not None else None,
         "model_plan": None if report.model_plan is None else plan_json(report.model_plan),
+        "model_plan_cached": dict(report.plan_cached),
     }

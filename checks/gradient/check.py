@@ -131,26 +131,43 @@ def measure(ctx: CheckContext, settings: GradientSettings) -> tuple[Probed, Prob
     or gave an unusable model raises SandboxError or ModelError naming the revision; base's
     error comes first, as base runs first."""
     spec = effective_model(ctx, check=GradientCheck.name)
-    with revisions(ctx, settings, device=settings.device, entrypoint=spec.entrypoint) as sides:
-        base = _probe(sides, settings, spec, "base", {})
-        # The head child records which of the PR's changed lines ran (issue 20, point 5).
-        return base, _probe(sides, settings, spec, "head", child_spans(ctx.changes))
+    # The head child records which of the PR's changed lines ran (issue 20, point 5).
+    asked = {
+        "base": _request(settings, spec, {}),
+        "head": _request(settings, spec, child_spans(ctx.changes)),
+    }
+    with revisions(ctx, settings, device=settings.device, entrypoint=spec.entrypoint,
+                   requests=asked) as sides:  # fmt: skip
+        base = _probe(sides, "base", asked["base"])
+        return base, _probe(sides, "head", asked["head"])
 
 
-def _probe(
-    sides: Revisions,
-    settings: GradientSettings,
-    spec: ModelSpec,
-    revision: str,
-    spans: Mapping[str, list[list[int]]],
-) -> Probed:
-    value = sides.run(
-        revision,
-        spec=spec,
-        program=PROGRAM,
-        kwargs={"gradient": {"steps": settings.steps}, "coverage": dict(spans) or None},
-        seed=settings.seed,
-    )
+def _request(
+    settings: GradientSettings, spec: ModelSpec, spans: Mapping[str, list[list[int]]]
+) -> dict[str, Any]:
+    """The probe's request at one revision. Its facts are cached (``checks.cache``); with
+    changed lines to record, also as the facts of the plain probe, less the coverage: what the
+    next change, whose base this head is, asks."""
+    plain = {"gradient": {"steps": settings.steps}, "coverage": None}
+    kwargs = {**plain, "coverage": dict(spans) or None}
+    return {
+        "spec": spec,
+        "program": PROGRAM,
+        "kwargs": kwargs,
+        "seed": settings.seed,
+        "cache": True,
+        "also": None if kwargs == plain else (plain, _without_coverage),
+    }
+
+
+def _without_coverage(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: v for k, v in value.items() if k != "coverage"}
+    return value
+
+
+def _probe(sides: Revisions, revision: str, request: Mapping[str, Any]) -> Probed:
+    value = sides.run(revision, **request)
     found = parse_probe(value, revision=revision)
     for facts in found.variants:
         failure = facts.failure

@@ -47,13 +47,16 @@ def device_for(
     settings: UserCodeSettings,
     requested: Device,
     *,
-    root: Path,
+    root: Path | Callable[[], Path],
     visible: Callable[[], bool] = gpu_visible,
 ) -> str:
     """:func:`choose_device` for a model check: torch under the check's interpreter is asked, in
-    a sandboxed child at ``root`` (the base checkout), only when `auto` meets a ``visible`` GPU."""
+    a sandboxed child at ``root`` (the base checkout, or what makes it), only when `auto` meets
+    a ``visible`` GPU."""
     return choose_device(
         requested,
         gpu_visible=visible(),
-        cuda_works=lambda: cuda_works(ctx, settings, root=root),
+        cuda_works=lambda: cuda_works(
+            ctx, settings, root=root if isinstance(root, Path) else root()
+        ),
     )

@@ -105,6 +105,21 @@ class ServedChild:
     ) -> Any:
         """The program's JSON value on ``target`` (``target_path``: its file, absolute);
         SandboxError as a one-shot child's run would raise it, a timeout naming ``timeout_s``."""
+        return self.ask_files(program, kwargs, target=target, target_path=target_path,
+                              seed=seed, timeout_s=timeout_s)[0]  # fmt: skip
+
+    def ask_files(
+        self,
+        program: str,
+        kwargs: Mapping[str, Any],
+        *,
+        target: Target,
+        target_path: str | None,
+        seed: int | None,
+        timeout_s: float,
+    ) -> tuple[Any, list[str] | None]:
+        """What :meth:`ask` gives, and the tree's files the child had imported when it answered
+        (paths relative to the tree; None when it did not say)."""
         where = {"module": target.module, "path": target_path, "attr": target.attr}
         with self._lock:
             message = self._request(
@@ -112,7 +127,13 @@ class ServedChild:
                 target=target,
                 timeout_s=timeout_s,
             )
-            return self._judged(message, target)
+            value = self._judged(message, target)
+        try:
+            files = json.loads(message).get("files")
+        except (ValueError, RecursionError, AttributeError):
+            files = None
+        ok = isinstance(files, list) and all(isinstance(f, str) for f in files)
+        return value, files if ok else None
 
     def take(self, name: str, into: int, *, target: Target, timeout_s: float) -> int:
         """Copy the file ``name`` that a program left in the child's exchange into the parent's

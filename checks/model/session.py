@@ -17,6 +17,14 @@ disk cap (``checks.model.served``).
 Once the checks are done, ``again`` asks each revision's child that answered the gate's first
 model request one more question (the model plan, ``checks.model.plan``), and never starts one.
 
+With a result cache (``checks.cache``), a request asked with ``cache=True`` is first looked up
+by its key (the request, the check's settings, torch's version, gradgate's, and the content of
+the files a run with that key imported, read from git, no checkout needed); a hit is answered
+without a child, recorded in ``ctx.cached``, and a miss stores what the child answers with the
+files it had imported. A check that knows its requests up front starts only the children of
+the revisions that miss (``start(only=...)``). ``again`` reads the plan's facts from the cache
+too, and starts a child for them only where the revision's request was a hit.
+
 Checks whose settings run the model differently (another interpreter, device, entrypoint,
 memory or disk cap, network, environment) get a child of their own. A request that must read a
 file outside what the child sees starts a new child that sees it too.
@@ -36,6 +44,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from gradgate.checks.base import UserCodeSettings
+from gradgate.checks.cache.results import CachedSide, Hit, ResultCache, key_of
+from gradgate.checks.cache.version import own_version, torch_version
 from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.model.beside import config_folder
@@ -50,6 +60,8 @@ from gradgate.checks.sandbox.limits import SandboxLimits
 from gradgate.checks.sandbox.outcome import parse_target
 
 REVISIONS = ("base", "head")
+# Other kwargs a request's value answers too, with what to drop from it: (kwargs, drop).
+Also = tuple[Mapping[str, Any], Callable[[Any], Any]]
 # What a child imports when it starts, by the kind of request it is started for: a model
 # check's programs all import torch; a data transform may not need it.
 _IMPORTS: Mapping[str, tuple[str, ...]] = {"model": ("torch",)}
@@ -58,7 +70,12 @@ _IMPORTS: Mapping[str, tuple[str, ...]] = {"model": ("torch",)}
 class ModelSessions:
     """The children and checkouts of one gate; ``close`` (or the ``with`` block) ends them."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache: ResultCache | None = None) -> None:
+        self.cache = cache
+        self._looked: dict[str, Hit | None] = {}  # (revision, material) -> what the cache held
+        self._listings: dict[str, list[str]] = {}  # sha -> its Python files
+        self._from_cache: set[str] = set()  # revisions whose first request was a hit
+        self.plan_cached: dict[str, str] = {}  # revision -> commit, for the plan's facts
         self._lock = threading.Lock()
         self._stack = contextlib.ExitStack()
         self._roots: dict[str, Path] = {}
@@ -67,6 +84,7 @@ class ModelSessions:
         self._inboxes: dict[str, Path] = {}
         # Each revision's first model request, as asked: where ``again`` sends its request.
         self._first: dict[str, _Request] = {}
+        self._children_asked: set[str] = set()  # revisions a child has answered a request of
         self.started = 0  # children started so far (tests and the benchmark read it)
 
     def __enter__(self) -> ModelSessions:
@@ -142,10 +160,14 @@ class ModelSessions:
         device: str = "cpu",
         seed: int | None = 0,
         readable: Sequence[Path] = (),
+        cache: bool = False,
+        also: Also | None = None,
     ) -> Any:
         """``program``'s JSON value at ``revision``, as ``run_model_program`` gives it (the same
         errors, worded the same), from the revision's shared child; ``timeout_s`` is this
-        request's own deadline. ``readable``: files and folders outside both trees it reads."""
+        request's own deadline. ``readable``: files and folders outside both trees it reads.
+        ``cache``: the value may come from (and goes to) the result cache; ``also``: other
+        kwargs whose value is this one's less what a function drops, stored with it."""
         with self._lock:
             first = _Request(ctx, settings, spec, device, tuple(readable))
             self._first.setdefault(revision, first)
@@ -153,14 +175,99 @@ class ModelSessions:
             ctx, settings, entrypoint=spec.entrypoint, key="model", request=spec.as_request(),
             describe_problem=lambda problem, where: describe(problem, where=where),
             revision=revision, program=program, timeout_s=timeout_s, kwargs=kwargs,
-            device=device, seed=seed, readable=readable,
+            device=device, seed=seed, readable=readable, cache=cache, also=also,
         )  # fmt: skip
+
+    def lookup(
+        self,
+        ctx: CheckContext,
+        settings: UserCodeSettings,
+        *,
+        spec: ModelSpec,
+        revision: str,
+        program: str,
+        kwargs: Mapping[str, Any] | None = None,
+        device: str = "cpu",
+        seed: int | None = 0,
+    ) -> Hit | None:
+        """What the cache holds for this model request at ``revision`` (None: a miss, or no
+        cache); asks the store once per gate."""
+        material = self._material(ctx, settings, entrypoint=spec.entrypoint, key="model",
+                                  request=spec.as_request(), revision=revision, program=program,
+                                  kwargs=kwargs, device=device, seed=seed)  # fmt: skip
+        return None if material is None else self._lookup(ctx, revision, material)
+
+    def _material(
+        self,
+        ctx: CheckContext,
+        settings: UserCodeSettings,
+        *,
+        entrypoint: str | None,
+        key: str,
+        request: Mapping[str, Any],
+        revision: str,
+        program: str,
+        kwargs: Mapping[str, Any] | None,
+        device: str,
+        seed: int | None,
+    ) -> dict[str, Any] | None:
+        """Everything that decides a request's value and is known before a child runs; None
+        when this request is not cached (no cache, a config given with --config, whose folder
+        git does not hold, or an interpreter whose torch cannot be named)."""
+        if self.cache is None or ctx.config_dir is not None:
+            return None
+        torch = torch_version(ctx.python)
+        if torch is None:
+            return None
+        sha = ctx.base_sha if revision == "base" else ctx.head_sha
+        with self._lock:
+            if sha not in self._listings:
+                listed = ctx.source.list_files(sha)
+                self._listings[sha] = sorted(p for p in listed if p.endswith(".py"))
+            listing = self._listings[sha]
+        return {
+            "program": program, "kwargs": dict(kwargs or {}), "entrypoint": entrypoint,
+            "request": {key: dict(request)}, "seed": seed, "device": device,
+            "settings": settings.model_dump(mode="json"),
+            "check": ctx.settings.model_dump(mode="json"), "sandbox": ctx.sandbox,
+            "python": ctx.python, "torch": torch, "gradgate": own_version(),
+            "python_files": listing,
+        }  # fmt: skip
+
+    def _reader(self, ctx: CheckContext, revision: str) -> Callable[[str], bytes | None]:
+        sha = ctx.base_sha if revision == "base" else ctx.head_sha
+        return lambda path: ctx.source.read(sha, path)
+
+    def _lookup(self, ctx: CheckContext, revision: str, material: Mapping[str, Any]) -> Hit | None:
+        assert self.cache is not None
+        memo = key_of({"revision": revision, "sha": ctx.base_sha if revision == "base"
+                       else ctx.head_sha, "material": material})  # fmt: skip
+        with self._lock:
+            if memo in self._looked:
+                return self._looked[memo]
+        hit = self.cache.lookup(revision, material, self._reader(ctx, revision))
+        with self._lock:
+            self._looked[memo] = hit
+        return hit
+
+    def _save(
+        self,
+        ctx: CheckContext,
+        revision: str,
+        material: Mapping[str, Any],
+        files: Sequence[str],
+        value: Any,
+    ) -> None:
+        assert self.cache is not None
+        sha = ctx.base_sha if revision == "base" else ctx.head_sha
+        self.cache.save(material, self._reader(ctx, revision), files, value, commit=sha)
 
     def again(self, revision: str, *, program: str, timeout_s: float) -> Any | None:
         """``program``'s value at ``revision`` from the child that answered the gate's first
-        model request there, asked as that request was; None when no model request went there
-        or its child is gone (a check's request ran past its deadline): this never starts a
-        child. Errors as :meth:`run` raises them."""
+        model request there, asked as that request was (or from the result cache); None when
+        no model request went there or its child is gone (a check's request ran past its
+        deadline): this starts a child only where that first request was a cache hit. Errors
+        as :meth:`run` raises them."""
         with self._lock:
             first = self._first.get(revision)
             key = (
@@ -171,13 +278,28 @@ class ModelSessions:
                 )
             )
             running = None if key is None else self._children.get(key)
-        if first is None or running is None or not running.child.alive:
+            hit_first = revision in self._from_cache
+        if first is None:
             return None
-        return self.run(
-            replace(first.ctx, isolations=[]), first.settings, spec=first.spec,
-            revision=revision, program=program, timeout_s=timeout_s, device=first.device,
-            readable=first.readable,
+        ctx = replace(first.ctx, isolations=[], cached=[])
+        if hit_first or running is None or not running.child.alive:
+            hit = None if first.readable else self.lookup(
+                ctx, first.settings, spec=first.spec, revision=revision, program=program,
+                device=first.device,
+            )  # fmt: skip
+            if hit is not None:
+                self.plan_cached[revision] = hit.commit
+                return checked_value(hit.value, target=first.spec.entrypoint, revision=revision)
+            if not hit_first:
+                return None  # its child is gone, and none is started for the plan
+        value = self.run(
+            ctx, first.settings, spec=first.spec, revision=revision, program=program,
+            timeout_s=timeout_s, device=first.device, readable=first.readable,
+            cache=not first.readable,
         )  # fmt: skip
+        for side in ctx.cached:
+            self.plan_cached[revision] = side.commit
+        return value
 
     def run_entry(
         self,
@@ -195,16 +317,34 @@ class ModelSessions:
         device: str = "cpu",
         seed: int | None = 0,
         readable: Sequence[Path] = (),
+        cache: bool = False,
+        also: Also | None = None,
     ) -> Any:
         """What :meth:`run` does, for any factory named in a config block (``run_entry_program``:
         the data check's transform too), in the same child as the model checks."""
+        material = None
+        if cache and not readable:
+            material = self._material(ctx, settings, entrypoint=entrypoint, key=key,
+                                      request=request, revision=revision, program=program,
+                                      kwargs=kwargs, device=device, seed=seed)  # fmt: skip
+        hit = None if material is None else self._lookup(ctx, revision, material)
+        if hit is not None:
+            with self._lock:
+                if revision not in self._children_asked:
+                    self._from_cache.add(revision)
+            ctx.cached.append(CachedSide(revision, hit.commit, program))
+            return checked_value(hit.value, target=entrypoint, revision=revision,
+                                 describe_problem=describe_problem)  # fmt: skip
         asked = self._ready(ctx, settings, entrypoint=entrypoint, revision=revision, key=key,
                             device=device, readable=readable)  # fmt: skip
+        with self._lock:
+            self._children_asked.add(revision)
+            self._from_cache.discard(revision)
         running, root, config_dir = asked.running, asked.root, asked.config_dir
         extra_path = [] if config_dir is None else [str(config_dir)]
         payload = {**(kwargs or {}), key: {**request, "extra_path": extra_path}}
         try:
-            value = running.child.ask(
+            value, files = running.child.ask_files(
                 program, payload, target=asked.parsed, seed=seed, timeout_s=timeout_s,
                 target_path=None if asked.path is None else str(asked.path),
             )  # fmt: skip
@@ -214,6 +354,15 @@ class ModelSessions:
         finally:
             if running.child.isolation is not None:
                 ctx.isolations.append(running.child.isolation)
+        if material is not None and files is not None:
+            self._save(ctx, revision, material, files, value)
+            if also is not None:
+                more, strip = also
+                other = self._material(ctx, settings, entrypoint=entrypoint, key=key,
+                                       request=request, revision=revision, program=program,
+                                       kwargs=more, device=device, seed=seed)  # fmt: skip
+                if other is not None:
+                    self._save(ctx, revision, other, files, strip(value))
         return checked_value(
             value, target=asked.target, revision=revision, describe_problem=describe_problem
         )
@@ -227,12 +376,13 @@ class ModelSessions:
         key: str = "model",
         device: str = "cpu",
         readable: Sequence[Path] = (),
+        only: Sequence[str] = REVISIONS,
     ) -> None:
-        """Start base's and head's children now, without a request, each importing what ``key``'s
-        programs need (torch for a model): the interpreter starts and imports, one thread each,
-        overlap, and each revision's first request (same arguments) finds its child ready. What
-        goes wrong here is left to that request to say."""
-        for revision in REVISIONS:
+        """Start base's and head's children now (those of ``only``), without a request, each
+        importing what ``key``'s programs need (torch for a model): the interpreter starts and
+        imports, one thread each, overlap, and each revision's first request (same arguments)
+        finds its child ready. What goes wrong here is left to that request to say."""
+        for revision in only:
             with contextlib.suppress(Exception):
                 self._ready(ctx, settings, entrypoint=entrypoint, revision=revision, key=key,
                             device=device, readable=readable)  # fmt: skip

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from gradgate.checks.base import UserCodeSettings
 from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.model.device import Device, device_for
-from gradgate.checks.model.session import ModelSessions, model_sessions
+from gradgate.checks.model.session import REVISIONS, ModelSessions, model_sessions
 
 
 class Deadline:
@@ -77,6 +77,13 @@ class Revisions:
             timeout_s=self.left(revision), **request,
         )  # fmt: skip
 
+    def cached(self, revision: str, **request: Any) -> bool:
+        """Whether the result cache holds this ``run`` request's value at ``revision``."""
+        request = {k: v for k, v in request.items() if k not in ("cache", "also")}
+        hit = self.sessions.lookup(self.ctx, self.settings, revision=revision,
+                                   device=self.device, **request)  # fmt: skip
+        return hit is not None
+
     def run_entry(self, revision: str, **request: Any) -> Any:
         """``ModelSessions.run_entry`` at ``revision`` on this check's device, within what is
         left."""
@@ -95,14 +102,22 @@ def revisions(
     start: bool = True,
     entrypoint: str | None = None,
     key: str = "model",
+    requests: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Iterator[Revisions]:
     """The two-revision run of a check, in this order: its deadline (``settings.timeout_s``, for
     all its requests together), the gate's model session, the device (``device_for``, asked at
     base), and, with ``start``, both revisions' children started for ``entrypoint``'s ``key``
-    (``ModelSessions.start``). The check then asks base, then head."""
+    (``ModelSessions.start``), less those whose request (``requests``: the ``run`` arguments
+    the check will ask at each revision) the result cache already answers. The check then
+    asks base, then head."""
     deadline = Deadline(settings.timeout_s)
     with model_sessions(ctx) as sessions:
-        chosen = device_for(ctx, settings, device, root=sessions.root(ctx, "base"))
+        # The base checkout, made only when torch must be asked: a cache hit needs none.
+        chosen = device_for(ctx, settings, device, root=lambda: sessions.root(ctx, "base"))
+        sides = Revisions(ctx, settings, sessions, deadline, chosen)
         if start:
-            sessions.start(ctx, settings, entrypoint=entrypoint, key=key, device=chosen)
-        yield Revisions(ctx, settings, sessions, deadline, chosen)
+            only = [r for r in REVISIONS if requests is None or r not in requests
+                    or not sides.cached(r, **requests[r])]  # fmt: skip
+            sessions.start(ctx, settings, entrypoint=entrypoint, key=key, device=chosen,
+                           only=only)  # fmt: skip
+        yield sides

@@ -32,6 +32,7 @@ from gradgate.bot.github.results import (
 )
 from gradgate.bot.pipeline import Request, error_report, plan_request
 from gradgate.bot.report.render import Report, as_json
+from gradgate.checks.cache.store import FolderStore, default_folder
 from gradgate.checks.errors import GradgateError, UsageError
 
 TRUSTED = (
@@ -109,6 +110,10 @@ def _request(
         # PR code on a runner that holds tokens: only under bubblewrap, unless the config says
         # `sandbox: auto` (bubblewrap is Linux-only, so elsewhere the report says so instead).
         sandbox_default="require" if sys.platform.startswith("linux") else "auto",
+        # The result cache in the runner's cache folder, which the workflow restores and saves
+        # with actions/cache (docs/caching.md); a fork's results stay with its PR.
+        cache=None if s.env.get("GRADGATE_NO_CACHE") else FolderStore(default_folder()),
+        fork_pr=None if event.head_repo == event.repo else event.number,
     )
 
 

@@ -19,6 +19,7 @@ from gradgate.checks.errors import GradgateError, UsageError
 
 if TYPE_CHECKING:  # the pipeline is imported when a command needs it: `--help` stays quick
     from gradgate.bot.pipeline import Request
+    from gradgate.checks.cache.store import FolderStore
 
 
 def _request(args: argparse.Namespace) -> Request:
@@ -42,7 +43,16 @@ def _request(args: argparse.Namespace) -> Request:
         sandbox_default=getattr(args, "sandbox", "auto"),
         options=_options(args),
         untrusted_head=getattr(args, "untrusted_head", False),
+        cache=None if getattr(args, "no_cache", True) else folder_store(),
+        fork_pr=getattr(args, "fork_pr", None),
     )
+
+
+def folder_store() -> FolderStore:
+    """The CLI's result cache: the user's cache folder (checks.cache.store)."""
+    from gradgate.checks.cache.store import FolderStore, default_folder
+
+    return FolderStore(default_folder())
 
 
 def _options(args: argparse.Namespace) -> tuple[str, ...]:

@@ -55,6 +55,18 @@ def build_parser() -> argparse.ArgumentParser:
         "under bubblewrap (default: auto)",
     )
     check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compute every model result again: neither read nor write the result cache "
+        "($XDG_CACHE_HOME/gradgate, else ~/.cache/gradgate; docs/caching.md)",
+    )
+    check.add_argument(
+        "--fork-pr",
+        type=int,
+        metavar="N",
+        help="the head is fork PR N's: its results are cached for that PR only",
+    )
+    check.add_argument(
         "--untrusted-head",
         action="store_true",
         help="the head is a fork's: never adopt its .gradgate.yml, and run model code only "

@@ -10,9 +10,9 @@ by the parent by name):
      "target": {"module": ..., "path": ..., "attr": ...}}
 
 and answers each with one JSON line on the reply pipe, in the shape ``sandbox.child`` sends
-its one message, plus the id:
+its one message, plus the id and the tree's files imported so far (the result cache's key):
 
-    {"id": N, "ok": true, "value": ...} | {"id": N, "ok": false, "phase": ..., "error": ...}
+    {"id": N, "ok": true, "value": ..., "files": [...]} | {"id": N, "ok": false, ...}
 
 Programs leave files for the parent in the child's exchange, a folder in its own /tmp and so
 under its disk cap (``request["exchange"]``; ``exchange_file`` names a file there). The parent
@@ -162,7 +162,26 @@ def answer(started: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:
         return {"id": asked["id"], "ok": False, "phase": "start", "error": error(exc)}
     message = run_one(program, request)
     message["id"] = asked["id"]
+    message["files"] = imported(str(started.get("root") or ""))
     return message
+
+
+def imported(root: str) -> list[str]:
+    """The files under the revision's tree ``root`` that this child has imported so far
+    (relative paths): what the parent's result cache keys a request's result by. Every module
+    imported by any request counts: more files than one request needed only mean fewer hits."""
+    if not root:
+        return []
+    top = os.path.realpath(root)
+    found = set()
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str):
+            continue
+        real = os.path.realpath(path)
+        if real.startswith(top + os.sep):
+            found.add(os.path.relpath(real, top).replace(os.sep, "/"))
+    return sorted(found)
 
 
 def run_one(program: Program, request: dict[str, Any]) -> dict[str, Any]:

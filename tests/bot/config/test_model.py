@@ -76,7 +76,7 @@ MALFORMED = [
         None,
         1,
         "the top level must be a mapping with the keys version, zones, always, checks, python, "
-        "model, data, runners, gradient-sensitive, sandbox, report, trust; got a list",
+        "model, data, runners, gradient-sensitive, sandbox, cache, report, trust; got a list",
     ),
     ("top-level-text", "\n\njust some text\n", None, 3, "the top level must be a mapping"),
     (
@@ -86,7 +86,7 @@ MALFORMED = [
         2,
         "unknown key `zone`; did you mean `zones`? "
         "(allowed: version, zones, always, checks, python, model, data, runners, "
-        "gradient-sensitive, sandbox, report, trust)",
+        "gradient-sensitive, sandbox, cache, report, trust)",
     ),
     (
         "duplicate-top-level-key",

@@ -147,3 +147,18 @@ def test_the_one_job_recipe_passes_both(tmp_path: Path) -> None:
     audit = _tool(BIN / "zizmor", "--offline", path)
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert all(_PINNED.match(u) for u in _uses(path))
+
+
+def test_the_check_jobs_keep_the_result_cache_between_runs(written: list[Path]) -> None:
+    """The checks workflow restores and saves the CLI's cache folder with actions/cache, one
+    cache per check, each run's under a key of its own; the publishing workflow, which holds
+    a write token, never restores one (docs/caching.md)."""
+    publish, checks = written
+    steps = yaml.safe_load(checks.read_text(encoding="utf-8"))["jobs"]["check"]["steps"]
+    [cache] = [s for s in steps if str(s.get("uses", "")).startswith("actions/cache@")]
+    assert cache["with"]["path"] == "~/.cache/gradgate"
+    assert "github.run_id" in cache["with"]["key"] and "matrix.check" in cache["with"]["key"]
+    assert cache["with"]["restore-keys"] in cache["with"]["key"]
+    check_step = next(i for i, s in enumerate(steps) if s.get("with", {}).get("stage") == "check")
+    assert steps.index(cache) < check_step
+    assert not any(u.startswith("actions/cache@") for u in _uses(publish))

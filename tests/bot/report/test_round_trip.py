@@ -30,6 +30,7 @@ from gradgate.checks.base import (
     Suppression,
     SuppressionOrigin,
 )
+from gradgate.checks.cache.results import CachedSide
 from gradgate.checks.diff import LineSpan
 from gradgate.checks.model.plan.compare import ModelFacts, ModelPlan, PlanProblem, plan_for
 from gradgate.checks.sandbox.isolation import Isolation
@@ -98,6 +99,8 @@ def _result(name: str, i: int) -> CheckResult:
             Suppression(f"rule-{origin}", origin, file="model.py", line=i + 1, reason="we know")
             for origin in get_args(SuppressionOrigin)
         ),
+        # A side read from the result cache (issue 37), with the commit that computed it.
+        cached=(CachedSide("base", f"{i:040x}", "gradient.child.probe:probe"),),
     )
 
 
@@ -143,6 +146,7 @@ def _report() -> Report:
             renamed={"model.py": "src/model.py"},
         ),
         model_plan=_model_plan(),
+        plan_cached=(("base", "b" * 40),),
     )
 
 
