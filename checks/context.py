@@ -39,6 +39,11 @@ class RevisionSource(Protocol):
         """A temporary directory holding the whole tree at ``revision``, removed on exit."""
         ...
 
+    def tree(self, revision: str) -> str:
+        """The id of the whole tree at ``revision`` (git's tree hash): the same exactly when
+        every file's name, mode and content is (the `commands` check's cache key)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class CheckContext:

@@ -50,6 +50,7 @@ SLOW = (
     "tests/checks/checkpoint/test_intended.py",
     "tests/checks/checkpoint/test_scenarios.py",
     "tests/checks/checkpoint/test_variant_scenarios.py",
+    "tests/checks/commands/test_cached.py",
     "tests/checks/commands/test_check.py",
     "tests/checks/commands/test_scenarios.py",
     "tests/checks/data/test_check.py",

@@ -65,6 +65,13 @@ class GitRepository:
             self._unknown(rev), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"
         )
 
+    def tree(self, revision: str) -> str:
+        """The id of the tree of the commit ``revision`` names (``rev-parse <rev>^{tree}``)."""
+        gitcmd.check_rev(revision)
+        return self._answer(
+            self._unknown(revision), "rev-parse", "--verify", "--quiet", f"{revision}^{{tree}}"
+        )
+
     def merge_base(self, base: str, head: str) -> str:
         """The best common ancestor of ``base`` and ``head``: where the PR's diff starts."""
         base_sha, head_sha = self.resolve(base), self.resolve(head)

@@ -3,7 +3,8 @@
 ``found`` lists each revision's commands (the docs' shell blocks and code spans, the config's
 `run:`, less `exclude:`); ``launch`` makes each tiny with its overrides; each runs in the
 sandbox (``child``) at head, and at base only when it failed at head (a pass needs no
-comparison) and base documents it too; ``verdict`` decides, ``findings`` words it.
+comparison) and base documents it too; ``verdict`` decides, ``findings`` words it. A run's
+outcome comes from the gate's result cache (``cached``) where nothing that decides it changed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 from gradgate.checks.base import Checking, CheckResult, CheckSettings, Finding, Severity, finish
+from gradgate.checks.commands.cached import CommandCache
 from gradgate.checks.commands.findings import finding, not_run
 from gradgate.checks.commands.found import commands_at, shrink_for
 from gradgate.checks.commands.launch import NotRun, Plan, plan
@@ -34,17 +36,20 @@ class CommandsCheck(Checking[CommandsSettings]):
     runs_user_code: ClassVar[bool] = True
 
     def check(self, ctx: CheckContext, settings: CommandsSettings) -> CheckResult:
-        findings, kinds = _check(ctx, settings)
+        findings, kinds, counts = _check(ctx, settings)
         return finish(
             self.name,
             findings,
             _summary(kinds),
-            metrics={"commands": len(kinds), "started": kinds.count(Kind.PASSED)},
+            metrics={"commands": len(kinds), "started": kinds.count(Kind.PASSED), **counts},
         )
 
 
-def _check(ctx: CheckContext, settings: CommandsSettings) -> tuple[list[Finding], list[Kind]]:
-    """The findings, and the verdict of each command that ran."""
+def _check(
+    ctx: CheckContext, settings: CommandsSettings
+) -> tuple[list[Finding], list[Kind], dict[str, int]]:
+    """The findings, the verdict of each command that ran, and how many runs the sandbox
+    made (``runs``) and the result cache answered (``from_cache``)."""
     head_files = frozenset(ctx.source.list_files(ctx.head_sha))
     base_files = frozenset(ctx.source.list_files(ctx.base_sha))
     head = commands_at(_docs(ctx.source, ctx.head_sha, head_files, settings), head_files, settings)
@@ -56,6 +61,9 @@ def _check(ctx: CheckContext, settings: CommandsSettings) -> tuple[list[Finding]
     kinds: list[Kind] = []
     # Each command in a fresh sandboxed child, in the gate's checkouts, within one deadline.
     with revisions(ctx, settings, device=settings.device, start=False) as sides:
+        cache = CommandCache(sides.sessions.cache, ctx, settings, program=PROGRAM,
+                             device=sides.device)  # fmt: skip
+        counts = {"runs": 0, "from_cache": 0}
         for command in head:
             text = ctx.source.read(ctx.head_sha, command.path)
             how = plan(
@@ -67,7 +75,7 @@ def _check(ctx: CheckContext, settings: CommandsSettings) -> tuple[list[Finding]
             if isinstance(how, NotRun):
                 findings.append(not_run(command, how.why))
                 continue
-            run = _runner(sides, settings, how)
+            run = _runner(sides, settings, how, cache, counts)
             head_ran = run("head")
             base_ran = None
             if not head_ran.ok and command.text in at_base:
@@ -84,7 +92,7 @@ def _check(ctx: CheckContext, settings: CommandsSettings) -> tuple[list[Finding]
                 finding(command, kind, plan=how, head=head_ran, base=base_ran, changed=changed,
                         limit_s=settings.command_timeout_s, wanted=missing)
             )  # fmt: skip
-    return findings, kinds
+    return findings, kinds, counts
 
 
 def _docs(
@@ -100,9 +108,14 @@ def _docs(
     return found
 
 
-def _runner(sides: Revisions, settings: CommandsSettings, how: Plan) -> Callable[[str], Ran]:
+def _runner(
+    sides: Revisions,
+    settings: CommandsSettings,
+    how: Plan,
+    cache: CommandCache,
+    counts: dict[str, int],
+) -> Callable[[str], Ran]:
     def run(revision: str) -> Ran:
-        remaining = sides.left(revision, before="every command could run")
         budget = settings.command_timeout_s * (2 if how.prepare else 1)
         request = {
             "argv": list(how.argv),
@@ -110,6 +123,12 @@ def _runner(sides: Revisions, settings: CommandsSettings, how: Plan) -> Callable
             "prepare": None if how.prepare is None else list(how.prepare),
             "timeout_s": budget,
         }
+        stored = cache.lookup(revision, {**request, "processes": how.processes})
+        if stored is not None:
+            counts["from_cache"] += 1
+            return ran_from(stored)
+        remaining = sides.left(revision, before="every command could run")
+        counts["runs"] += 1
         try:
             value = run_user_code(
                 sides.ctx, settings, target=None, root=sides.root(revision), revision=revision,
@@ -121,6 +140,7 @@ def _runner(sides: Revisions, settings: CommandsSettings, how: Plan) -> Callable
                 raise
             return Ran("timeout" if failed.kind == "timeout" else "failed", tail=str(failed))
         assert isinstance(value, Mapping)
+        cache.save(revision, {**request, "processes": how.processes}, value)
         return ran_from(value)
 
     return run

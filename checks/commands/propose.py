@@ -72,6 +72,9 @@ class _Files:
     def checkout(self, revision: str) -> AbstractContextManager[Path]:
         raise NotImplementedError("proposals read files; they never check a revision out")
 
+    def tree(self, revision: str) -> str:
+        raise NotImplementedError("proposals read files; they never run a command")
+
 
 def propose(
     paths: Sequence[str], read: Callable[[str], bytes | None], settings: CommandsSettings
