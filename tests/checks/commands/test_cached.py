@@ -10,6 +10,7 @@ from pathlib import Path
 from gradgate.checks.base import CheckResult, Outcome
 from gradgate.checks.cache.results import CachedSide, ResultCache
 from gradgate.checks.cache.store import FolderStore
+from gradgate.checks.commands.cached import CommandCache
 from gradgate.checks.commands.check import CommandsCheck
 from gradgate.checks.commands.settings import CommandsSettings
 from gradgate.checks.model.session import ModelSessions
@@ -99,3 +100,19 @@ def test_a_fork_reads_trusted_base_runs_and_keeps_its_head_runs_to_itself(
     assert [side.revision for side in cached] == ["base"]
     # What the fork's code computed is not read by a trusted gate.
     assert (trusted.metrics["runs"], trusted.metrics["from_cache"]) == (2, 1)
+
+
+def test_a_run_past_its_limit_is_never_stored(tmp_path: Path) -> None:
+    store = FolderStore(tmp_path / "cache")
+    request = {"argv": ["{python}", "sample.py"], "env": {}, "prepare": None, "timeout_s": 1.0}
+    with GitRepo(tmp_path / "repo").pull_request_context(
+        BASE, {"sample.py": "import time\ntime.sleep(9)\n"}, SETTINGS, python=sys.executable
+    ) as ctx:
+        runs = CommandCache(ResultCache(store), ctx, SETTINGS, program="p", device="cpu")
+        runs.save("head", request, {"status": "timeout", "tail": ""})
+        assert store.size() == 0
+        assert runs.lookup("head", request) is None
+
+        runs.save("head", request, {"status": "failed", "returncode": 1, "tail": "boom"})
+        assert runs.lookup("head", request) == {"status": "failed", "returncode": 1, "tail": "boom"}
+        assert [(side.revision, side.commit) for side in ctx.cached] == [("head", ctx.head_sha)]
