@@ -155,6 +155,7 @@ def walk(
             here = {**contexts, "matrix": entry or {}}
             permissions = job.get("permissions", workflow.get("permissions", {}))
             run = JobRun(name, value(job["runs-on"], here), permissions, entry)
+            here["runner"] = {"os": "Linux"}  # the runner context exists once the job has one
             for step in job["steps"]:
                 if not condition(step.get("if"), {**here, "steps": {}}):
                     continue
