@@ -10,7 +10,9 @@
 #
 # --budget: wall seconds per module (default 1800); a run cut short keeps what it tested, and the
 #   next run goes on from there (each module's mutmut cache is kept under build/mutation/).
-# --tests: the tests to run instead of the module's package's (one path, for every module).
+# --tests: the tests to run instead of the module's package's, for every module: one path or
+#   several in one quoted argument ("tests/a/test_x.py tests/b"); the pure comparisons' own test
+#   files take seconds a mutant where their package takes tens of seconds.
 # --fresh: forget what earlier runs of these modules found.
 # A mutant that cannot change behaviour is listed in scripts/mutation-equivalent.txt with the
 # reason (its module, the mutated line, why): counted as equivalent, not as a survivor.
@@ -26,7 +28,7 @@ while [ $# -gt 0 ]; do
     --budget) budget=$2 && shift 2 ;;
     --tests) tests_override=$2 && shift 2 ;;
     --fresh) fresh=true && shift ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' && exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' && exit 0 ;;
     -*) echo "mutation.sh: unknown option $1" >&2 && exit 2 ;;
     *) modules+=("${1%.py}.py") && shift ;;
     esac
@@ -82,7 +84,7 @@ for module in "${modules[@]}"; do
     # shared. timeout signals mutmut's whole process group, the test run it started included.
     code=0
     nice -n 19 timeout -k 30 "$budget" python -m mutmut run \
-        --paths-to-mutate "$module" --tests-dir "$tests" \
+        --paths-to-mutate "$module" --tests-dir "${tests%% *}" \
         --runner "python -m pytest -x -q -p no:cacheprovider -n 0 -m 'not slow' $tests" \
         --test-time-multiplier 3 --test-time-base 10 --simple-output --no-progress \
         >"$state/$(key "$module").log" 2>&1 || code=$?
