@@ -80,6 +80,7 @@ class _Children:
         # Under bubblewrap a child sees only the two trees and what is shared with it, and
         # writes only to its own folders (the base weights go through the session).
         self._readable = readable
+        self._contents: dict[str, str] = {}  # a reference file's path -> its content's digest
 
     def warm(self, revision: str) -> None:
         """Start ``revision``'s child on the imports a meta build needs, in the background; the
@@ -144,13 +145,16 @@ class _Children:
         path it lies at in this gate's checkout; the equivalence's base weights by base's
         entry (``base``: what decided them), not the path they were handed over to. None: not
         cached (a reference outside the trees, or base's request was asked but not cached)."""
-        if self._readable or base == "":
+        if self._readable or base == "" or self._sides.sessions.cache is None:
             return None
         references = []
         for item in kwargs["references"]:
             item = dict(item)
             if "path" in item:
-                item["content"] = _content(item.pop("path"))
+                path = item.pop("path")
+                if path not in self._contents:
+                    self._contents[path] = _content(path)
+                item["content"] = self._contents[path]
             references.append(item)
         equivalence = kwargs.get("equivalence")
         if equivalence is not None:

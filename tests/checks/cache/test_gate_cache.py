@@ -10,6 +10,7 @@ the children that built the model.
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 from pathlib import Path
@@ -265,3 +266,56 @@ def test_every_cached_check_decides_as_without_the_cache_and_a_recheck_starts_no
     assert all(cached[name] == {"base": base} for name in model_checks)
     # head's children build the model; so does base's, once, for the weights it hands over
     assert tokens(trace) > before
+
+
+REFERENCE_CONFIG = """\
+model:
+  entrypoint: "model.py:build"
+always: [checkpoint]
+checks:
+  checkpoint:
+    memory_mb: 2048
+    references: [ckpt/v1.pt]
+    equivalence: false
+"""
+
+
+def checkpoint_file(head: str) -> bytes:
+    """A state dict of MODEL's Net, its output layer saved under the name ``head``."""
+    import torch
+
+    shapes = {
+        "encoder.weight": (16, 8), "encoder.bias": (16,), "block.inner.weight": (16, 16),
+        "block.inner.bias": (16,), f"{head}.weight": (4, 16), f"{head}.bias": (4,),
+    }  # fmt: skip
+    buffer = io.BytesIO()
+    torch.save({key: torch.zeros(shape) for key, shape in shapes.items()}, buffer)
+    return buffer.getvalue()
+
+
+def test_a_reference_checkpoint_is_keyed_by_its_content_not_its_path(
+    tmp_path: Path, no_bwrap: None
+) -> None:
+    """Two PRs whose models and imported files are the same, on bases whose reference files
+    differ: the second's head dry run is not the first's, though the file's path is the same."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.write(".gradgate.yml", REFERENCE_CONFIG)
+    repo.write("model.py", MODEL.format(trace=str(tmp_path / "trace.txt")))
+    repo.write("layers.py", LAYERS.format(cut=""))
+    repo.write("ckpt/v1.pt", checkpoint_file("head"))
+    loads = repo.commit("a model and a checkpoint it loads")
+    repo.write("README.md", "docs\n")
+    head = repo.commit("docs")
+    repo.write("ckpt/v1.pt", checkpoint_file("classifier"))
+    renamed = repo.commit("a checkpoint saved under another name")
+    repo.write("README.md", "more docs\n")
+    later = repo.commit("more docs")
+    store = FolderStore(tmp_path / "cache")
+
+    first = gate(repo, loads, head, store)
+    assert first["verdict"] == "success"
+    assert per_check(gate(repo, loads, head, store)) == {"checkpoint": {"head": head}}
+    other = gate(repo, renamed, later, store)
+    assert per_check(other) == {}
+    assert decided(other) == decided(gate(repo, renamed, later, None))
+    assert other["verdict"] == "failure"
