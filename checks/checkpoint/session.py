@@ -7,6 +7,12 @@ only when renames were inferred, to dry-run the suggested map before suggesting 
 request covers every variant the factory returns (one factory call per build, in the same
 child): one ``from_base`` reference per base variant, one equivalence result per variant.
 Everything they return is judged and worded by pure modules.
+
+Each request's answer is cached (``checks.cache``, docs/caching.md): base's as any model
+request's; head's keyed by each reference file's content and by base's entry (what decided the
+weights handed over), not by paths in this gate's checkouts. Base's weights are not cached:
+where base's answer came from the cache and a head request did not, base's child runs again
+to leave them.
 """
 
 from __future__ import annotations
