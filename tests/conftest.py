@@ -107,8 +107,10 @@ LONG: dict[str, float] = {
     "tests/checks/perf/test_check.py::test_a_module_that_sleeps": 200,
     "tests/test_packaging.py::test_installed_beside": 100,  # builds the wheels the other reads
     "tests/checks/perf/test_check.py::test_the_factorys_own_step": 90,
+    "tests/checks/cache/test_gate_cache.py::test_every_cached_check": 90,
     "tests/checks/metrics/test_latency.py::test_a_head_whose_inference": 80,
     "tests/bot/doors/cli/test_init_factory.py::test_init_": 60,
+    "tests/bot/app/test_cache_app.py::test_on_redis": 60,
     "tests/bot/doors/action/test_label.py::test_the_label_approved_one_head": 60,
     "tests/checks/gradient/test_untested.py::test_a_variant_that_cannot_be_used": 50,
     "tests/checks/checkpoint/test_scenarios.py::test_c6_": 50,

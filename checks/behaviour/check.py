@@ -50,7 +50,12 @@ class BehaviourCheck(Checking[BehaviourSettings]):
 def measure(
     ctx: CheckContext, settings: BehaviourSettings
 ) -> tuple[tuple[VariantFacts, ...], tuple[VariantFacts, ...]]:
-    """Base's facts, then head's (which read the record base's child saved, handed over)."""
+    """Base's facts, then head's (which read the record base's child saved, handed over).
+
+    Both are cached (``checks.cache``): base's as any request; head's keyed by base's entry
+    (what decided the record it reads) in place of the record's path. When the cache holds
+    both, no child starts; when it holds base's only, base's facts are the cache's and its
+    child runs again, for the record head's child reads."""
     spec = effective_model(ctx, check=BehaviourCheck.name)
     asked: dict[str, Any] = {
         "seed": settings.seed,
@@ -58,20 +63,33 @@ def measure(
         "max_parameters": settings.max_parameters,
         "variants": {k: v.model_dump() for k, v in settings.variants.items()},
     }
-    with revisions(ctx, settings, device=settings.device, entrypoint=spec.entrypoint) as sides:
-        value = sides.run(
-            "base", spec=spec, program=PROGRAM.format(revision="base"),
-            kwargs={"behaviour": {**asked, "file": RECORD}}, seed=settings.seed,
-        )  # fmt: skip
-        base = parse(value, revision="base")
+    base_request: dict[str, Any] = {
+        "spec": spec, "program": PROGRAM.format(revision="base"), "seed": settings.seed,
+        "kwargs": {"behaviour": {**asked, "file": RECORD}}, "cache": True,
+    }  # fmt: skip
+
+    def head_request(path: str, base_key: str | None) -> dict[str, Any]:
+        return {
+            "spec": spec, "program": PROGRAM.format(revision="head"), "seed": settings.seed,
+            "kwargs": {"behaviour": {**asked, "path": path}}, "cache": base_key is not None,
+            "keyed": None if base_key is None else {"behaviour": asked, "base": base_key},
+        }  # fmt: skip
+
+    with revisions(ctx, settings, device=settings.device, start=False) as sides:
+        known = sides.key("base", **base_request)
+        both = known is not None and sides.cached("head", **head_request("", known))
+        if not both:
+            sides.sessions.start(ctx, settings, entrypoint=spec.entrypoint, device=sides.device)
+        base = parse(sides.run("base", **base_request), revision="base")
+        if both:
+            return base, parse(sides.run("head", **head_request("", known)), revision="head")
+        if known is not None:  # base's facts came from the cache: its child runs for the record
+            sides.run("base", **base_request, fresh=True)
         record = sides.sessions.hand_over(
             ctx, settings, spec=spec, name=RECORD, timeout_s=sides.left("base"),
             device=sides.device,
         )  # fmt: skip
-        value = sides.run(
-            "head", spec=spec, program=PROGRAM.format(revision="head"),
-            kwargs={"behaviour": {**asked, "path": str(record)}}, seed=settings.seed,
-        )  # fmt: skip
+        value = sides.run("head", **head_request(str(record), sides.key("base", **base_request)))
         return base, parse(value, revision="head")
 
 

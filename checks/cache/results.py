@@ -51,6 +51,7 @@ class Hit:
     value: Any
     commit: str
     key: str
+    files: tuple[str, ...] = ()  # what the run that computed it imported
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +100,7 @@ class ResultCache:
                 entry = self._read(f"r-{full}", full)
                 if isinstance(entry, dict) and isinstance(entry.get("commit"), str):
                     self.hits += 1
-                    return Hit(entry.get("value"), entry["commit"], full)
+                    return Hit(entry.get("value"), entry["commit"], full, tuple(files))
         self.misses += 1
         return None
 
@@ -111,21 +112,23 @@ class ResultCache:
         value: Any,
         *,
         commit: str,
-    ) -> None:
+    ) -> str | None:
         """Store ``value`` for ``material`` and ``files`` (paths in the revision's tree, the
-        files the run imported) as ``read`` gives them."""
+        files the run imported) as ``read`` gives them; the entry's key (what a hit on it
+        returns in ``Hit.key``), None when nothing was stored."""
         listed = sorted({f for f in files if _safe(f)})
         if len(listed) > MAX_FILES:
-            return
+            return None
         static = key_of({"scope": self.scope, "static": material})
         full = _full_key(static, listed, read)
         if full is None:
-            return
+            return None
         self._write(f"r-{full}", full, {"value": value, "commit": commit})
         known = self._read(f"m-{static}", static)
         lists = [x for x in (known if isinstance(known, list) else []) if _is_list(x)]
         lists = [listed, *(x for x in lists if x != listed)][:MANIFEST_LISTS]
         self._write(f"m-{static}", static, lists)
+        return full
 
     def _write(self, name: str, key: str, body: Any) -> None:
         payload = json.dumps(

@@ -7,13 +7,20 @@ only when renames were inferred, to dry-run the suggested map before suggesting 
 request covers every variant the factory returns (one factory call per build, in the same
 child): one ``from_base`` reference per base variant, one equivalence result per variant.
 Everything they return is judged and worded by pure modules.
+
+Each request's answer is cached (``checks.cache``, docs/caching.md): base's as any model
+request's; head's keyed by each reference file's content and by base's entry (what decided the
+weights handed over), not by paths in this gate's checkouts. Base's weights are not cached:
+where base's answer came from the cache and a head request did not, base's child runs again
+to leave them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import threading
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,6 +86,7 @@ class _Children:
         # Under bubblewrap a child sees only the two trees and what is shared with it, and
         # writes only to its own folders (the base weights go through the session).
         self._readable = readable
+        self._contents: dict[str, str] = {}  # a reference file's path -> its content's digest
 
     def warm(self, revision: str) -> None:
         """Start ``revision``'s child on the imports a meta build needs, in the background; the
@@ -104,15 +112,99 @@ class _Children:
         )
         return str(path)
 
-    def run(self, revision: str, kwargs: dict[str, Any], *, program: str | None = None) -> Any:
-        return self._sides.run(
-            revision,
-            spec=self._spec,
-            program=program or (BASE_PROGRAM if revision == "base" else HEAD_PROGRAM),
-            kwargs=kwargs,
-            seed=BASE_SEED if revision == "base" else HEAD_SEED,
-            readable=self._readable,
-        )
+    def _request(self, revision: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "spec": self._spec,
+            "program": BASE_PROGRAM if revision == "base" else HEAD_PROGRAM,
+            "kwargs": kwargs,
+            "seed": BASE_SEED if revision == "base" else HEAD_SEED,
+            "readable": self._readable,
+        }
+
+    def run(
+        self,
+        revision: str,
+        kwargs: dict[str, Any],
+        *,
+        program: str | None = None,
+        keyed: dict[str, Any] | None = None,
+        fresh: bool = False,
+    ) -> Any:
+        """The program's value at ``revision``. Base's request and head's given ``keyed`` are
+        cached (``checks.cache``); ``fresh``: base's child answers even on a hit."""
+        request = self._request(revision, kwargs)
+        if program is not None:
+            request["program"] = program  # warming up: nothing to cache
+        cache = program is None and (revision == "base" or keyed is not None)
+        return self._sides.run(revision, **request, cache=cache, keyed=keyed, fresh=fresh)
+
+    def key(self, kwargs: dict[str, Any]) -> str | None:
+        """The key of base's cache entry for ``kwargs`` (held or stored by this gate)."""
+        return self._sides.key("base", **self._request("base", kwargs))
+
+    def cached(self, kwargs: dict[str, Any], keyed: dict[str, Any]) -> bool:
+        """Whether the cache holds head's value for ``kwargs`` keyed by ``keyed``."""
+        return self._sides.cached("head", **self._request("head", kwargs), keyed=keyed)
+
+    def keyed(self, kwargs: Mapping[str, Any], base: str | None) -> dict[str, Any] | None:
+        """What keys head's request ``kwargs``: each reference file by its content, not the
+        path it lies at in this gate's checkout; the equivalence's base weights by base's
+        entry (``base``: what decided them), not the path they were handed over to. None: not
+        cached (a reference outside the trees, or base's request was asked but not cached)."""
+        if self._readable or base == "" or self._sides.sessions.cache is None:
+            return None
+        references = []
+        for item in kwargs["references"]:
+            item = dict(item)
+            if "path" in item:
+                path = item.pop("path")
+                if path not in self._contents:
+                    self._contents[path] = _content(path)
+                item["content"] = self._contents[path]
+            references.append(item)
+        equivalence = kwargs.get("equivalence")
+        if equivalence is not None:
+            equivalence = {k: v for k, v in equivalence.items() if k != "path"}
+        return {"references": references, "equivalence": equivalence, "base": base}
+
+
+def _content(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class _Weights:
+    """Where head's child reads the weights base's child saved: handed over when base's child
+    ran in this gate; when base's facts came from the cache, base's child runs again for them,
+    only if a head request the cache does not hold needs them."""
+
+    def __init__(self, children: _Children, kwargs: dict[str, Any], handed: str) -> None:
+        self._children, self._kwargs, self._handed = children, kwargs, handed
+
+    def path(self) -> str:
+        if not self._handed:
+            self._children.run("base", self._kwargs, fresh=True)
+            self._handed = self._children.hand_over(BASE_WEIGHTS)
+        return self._handed
+
+
+class _Head:
+    """Asks head's child, from the cache where it holds the answer (keyed by base's entry)."""
+
+    def __init__(self, children: _Children, base: str | None, weights: _Weights | None) -> None:
+        # base: base's entry key; "" when base was asked but is not cached; None: not asked.
+        self._children, self._base, self._weights = children, base, weights
+
+    def __call__(self, kwargs: dict[str, Any]) -> Any:
+        keyed = self._children.keyed(kwargs, self._base)
+        equivalence = kwargs.get("equivalence")
+        held = keyed is not None and self._children.cached(kwargs, keyed)
+        if equivalence is not None and self._weights is not None and not held:
+            kwargs = {**kwargs, "equivalence": {**equivalence, "path": self._weights.path()}}
+        return self._children.run("head", kwargs, keyed=keyed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,17 +238,18 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
     if not requests and not settings.checks_base and not equivalence.enabled:
         return Outcome(tuple(findings), unusable)  # nothing left that needs the model
     base = _Base()
+    ask_head = _Head(children, None, None)
     if settings.checks_base or equivalence.enabled:
-        base = _ask_base(children, settings, checked, requests)
+        base, ask_head = _ask_base(children, settings, checked, requests)
     head_kwargs: dict[str, Any] = {"references": requests}
-    if base.exchange:
+    if base.saved:
         head_kwargs["equivalence"] = {
-            "path": base.exchange,
+            "path": "",  # where base's weights are handed over, when head's child runs
             "migrations": rules,
             "atol": equivalence.atol,
             "rtol": equivalence.rtol,
         }
-    value = children.run("head", head_kwargs)
+    value = ask_head(head_kwargs)
     heads = [
         (item["variant"], ModelInfo.from_json(item["model"]).relative_to(head_root))
         for item in value["variants"]
@@ -197,7 +290,7 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
     }
     uncompared = {key for key, result in results.items() if not result.compared}
     verified, suggested = _verify(
-        children, judged, requests, rules,
+        ask_head, judged, requests, rules,
         equivalence=head_kwargs.get("equivalence"), uncompared=uncompared,
     )  # fmt: skip
     # The outputs under the suggested map say more than "not compared".
@@ -233,13 +326,13 @@ def run_session(sides: Revisions, settings: CheckpointSettings, spec: ModelSpec)
 @dataclass(frozen=True, slots=True)
 class _Base:
     """What the base child said: each variant's model (by ``variant_key``; none: base was not
-    built), the variants' names in its order, notes per variant, and where head's child reads
-    the weights base's child saved ("": none saved)."""
+    built), the variants' names in its order, notes per variant, and whether it saved weights
+    for head's child."""
 
     models: Mapping[str, ModelInfo] = field(default_factory=dict)
     names: tuple[str | None, ...] = ()
     said: Mapping[str, Sequence[Finding]] = field(default_factory=dict)
-    exchange: str = ""
+    saved: bool = False
 
 
 def _ask_base(
@@ -247,15 +340,19 @@ def _ask_base(
     settings: CheckpointSettings,
     checked: list[_Checked],
     requests: list[dict[str, Any]],
-) -> _Base:
+) -> tuple[_Base, _Head]:
     """Ask the base child for every variant's model (and, with equivalence on, its weights and
     outputs, handed over to head); with `from_base`, add each variant's state dict to the
-    references (``checked`` and ``requests``), for its namesake at head."""
+    references (``checked`` and ``requests``), for its namesake at head. Base's answer may
+    come from the cache; then head's requests are too, where it holds them, or its weights are
+    asked for when one is not (``_Weights``)."""
     equivalence = settings.equivalence
     kwargs: dict[str, Any] = {}
     if equivalence.enabled:
         kwargs["equivalence"] = {"file": BASE_WEIGHTS, "max_parameters": equivalence.max_parameters}
-    children.warm("head")  # while base runs, where there is a core for it
+    hit = children.key(kwargs) is not None
+    if not hit:
+        children.warm("head")  # while base runs, where there is a core for it
     value = children.run("base", kwargs)
     models: dict[str, ModelInfo] = {}
     said: dict[str, list[Finding]] = {}
@@ -273,7 +370,11 @@ def _ask_base(
             checked.append(_Checked(FROM_BASE, "the base model's state dict", None, model.entries))
             requests.append(_with_runs({**_from_base(model), "variant": name}, settings.rules))
     names = tuple(item["variant"] for item in value["variants"])
-    return _Base(models, names, said, children.hand_over(BASE_WEIGHTS) if saved else "")
+    weights = None
+    if saved:
+        weights = _Weights(children, kwargs, "" if hit else children.hand_over(BASE_WEIGHTS))
+    head = _Head(children, children.key(kwargs) or "", weights)
+    return _Base(models, names, said, saved), head
 
 
 def _with_runs(request: dict[str, Any], rules: Sequence[tuple[str, str | None]]) -> dict[str, Any]:
@@ -299,7 +400,7 @@ def _stripped(entries: Entries | None, prefix: str) -> Entries:
 
 
 def _verify(
-    children: _Children,
+    ask_head: Callable[[dict[str, Any]], Any],
     judged: Sequence[_Judged],
     requests: Sequence[dict[str, Any]],
     rules: Sequence[tuple[str, str | None]],
@@ -328,7 +429,7 @@ def _verify(
     kwargs: dict[str, Any] = {"references": again}
     if equivalence is not None and maps:
         kwargs["equivalence"] = {**equivalence, "migrations": [], "variants": maps}
-    value = children.run("head", kwargs)
+    value = ask_head(kwargs)
     loads = {}
     for index, item in zip(indices, value["references"], strict=True):
         run = RefLoad.from_json(item).runs.get(SUGGESTED)

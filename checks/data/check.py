@@ -64,12 +64,26 @@ def measure(ctx: CheckContext, settings: DataSettings) -> tuple[dict[str, Any], 
             "transform); config.example.yaml shows every option"
         )
     request = {**spec.as_request(), "tolerance": settings.tolerance}
-    # the revisions' children the model checks use
-    with revisions(ctx, settings, entrypoint=spec.entrypoint, key="data") as sides:
+    # the revisions' children the model checks use, started only where the cache misses
+    with revisions(ctx, settings, entrypoint=spec.entrypoint, key="data", start=False) as sides:
+        if not sides.cached_entry("base", **_asked(spec.entrypoint, request, FORMS, settings.seed)):
+            sides.sessions.start(ctx, settings, entrypoint=spec.entrypoint, key="data",
+                                 device=sides.device)  # fmt: skip
         base = _run(sides, spec.entrypoint, request, "base", FORMS, settings.seed)
         forms = _first(str(base.get("form")))
         head = _run(sides, spec.entrypoint, request, "head", forms, settings.seed)
         return base, head
+
+
+def _asked(
+    entrypoint: str | None, request: dict[str, Any], forms: tuple[str, ...], seed: int
+) -> dict[str, Any]:
+    """A revision's request to its child. Cached (``checks.cache``) by the revision's whole
+    tree: a transform may read any file (an image, a JSON of its means), not only modules."""
+    return {
+        "entrypoint": entrypoint, "key": "data", "request": {**request, "forms": list(forms)},
+        "program": PROGRAM, "seed": seed, "whole_tree": True,
+    }  # fmt: skip
 
 
 def _first(form: str) -> tuple[str, ...]:
@@ -85,13 +99,7 @@ def _run(
     seed: int,
 ) -> dict[str, Any]:
     value = sides.run_entry(
-        revision,
-        entrypoint=entrypoint,
-        key="data",
-        request={**request, "forms": list(forms)},
-        program=PROGRAM,
-        describe_problem=describe,
-        seed=seed,
+        revision, **_asked(entrypoint, request, forms, seed), describe_problem=describe, cache=True
     )
     if not isinstance(value, dict) or "runs" not in value:
         raise ModelError(f"{revision}'s data child sent no outputs", code="no-output")

@@ -11,7 +11,7 @@ the revision, never a pass.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
 from gradgate.checks.base import (
@@ -33,8 +33,9 @@ from gradgate.checks.gradient.summary import chart, model_summary
 from gradgate.checks.gradient.untested import untested_findings
 from gradgate.checks.gradient.variants import across_variants, pair
 from gradgate.checks.gradient.words import count, error_message, failure_detail, no_pair_words
-from gradgate.checks.model.coverage import child_spans, ran_counts
+from gradgate.checks.model.coverage import FileCoverage, child_spans, ran_counts
 from gradgate.checks.model.lines import PullDiff, read_diff
+from gradgate.checks.model.session import REVISIONS
 from gradgate.checks.model.settings import effective_model
 from gradgate.checks.model.spec import ModelSpec
 from gradgate.checks.model.turns import Revisions, revisions
@@ -102,11 +103,12 @@ class GradientCheck(Checking[GradientSettings]):
             ]
         )
         names = [f.variant for f in head.variants if f.variant is not None]
+        coverage = model_coverage(head.coverage, model_files)
         found += untested_findings(
-            head.coverage, diff, variants=names, model_files=model_files, read=read
+            coverage, diff, variants=names, model_files=model_files, read=read
         )
         first = comparisons[0]
-        ran, code = ran_counts(head.coverage)
+        ran, code = ran_counts(coverage)
         more = {"changed_lines_ran": ran, "changed_lines_code": code} if code else {}
         return finish(
             self.name,
@@ -131,39 +133,97 @@ def measure(ctx: CheckContext, settings: GradientSettings) -> tuple[Probed, Prob
     or gave an unusable model raises SandboxError or ModelError naming the revision; base's
     error comes first, as base runs first."""
     spec = effective_model(ctx, check=GradientCheck.name)
-    # The head child records which of the PR's changed lines ran (issue 20, point 5).
-    asked = {
-        "base": _request(settings, spec, {}),
-        "head": _request(settings, spec, child_spans(ctx.changes)),
-    }
-    with revisions(ctx, settings, device=settings.device, entrypoint=spec.entrypoint,
-                   requests=asked) as sides:  # fmt: skip
+    with revisions(ctx, settings, device=settings.device, start=False) as sides:
+        # The head child records which of the PR's changed lines ran (issue 20, point 5).
+        spans = _recorded(sides, settings, spec, child_spans(ctx.changes),
+                          ctx.paths_requiring.get(GradientCheck.name, frozenset()))  # fmt: skip
+        model_files = ctx.paths_requiring.get(GradientCheck.name, frozenset())
+        asked = {
+            "base": _request(settings, spec, {}, model_files),
+            "head": _request(settings, spec, spans, model_files),
+        }
+        only = [r for r in REVISIONS if not sides.cached(r, **asked[r])]
+        sides.sessions.start(ctx, settings, entrypoint=spec.entrypoint, device=sides.device,
+                             only=only)  # fmt: skip
         base = _probe(sides, "base", asked["base"])
         return base, _probe(sides, "head", asked["head"])
 
 
+def _recorded(
+    sides: Revisions,
+    settings: GradientSettings,
+    spec: ModelSpec,
+    spans: dict[str, list[list[int]]],
+    model_files: Collection[str],
+) -> dict[str, list[list[int]]]:
+    """The changed lines the head child records: of files the model imports, or in a zone that
+    requires the check (only those count: ``model_coverage``). Which files head's model imports
+    is known where the cache holds head's plain probe; there, a PR whose changed Python files
+    are none of them (a test, a script) asks that plain probe, a hit."""
+    if not spans:
+        return spans
+    plain = _request(settings, spec, {})
+    hit = sides.sessions.lookup(sides.ctx, sides.settings, spec=spec, revision="head",
+                                program=PROGRAM, kwargs=plain["kwargs"], device=sides.device,
+                                seed=settings.seed)  # fmt: skip
+    if hit is None:
+        return spans
+    return {path: s for path, s in spans.items() if path in hit.files or path in model_files}
+
+
+def model_coverage(
+    coverage: Mapping[str, FileCoverage], model_files: Collection[str]
+) -> dict[str, FileCoverage]:
+    """The changed files' coverage that is the model's: imported, or in a zone that requires
+    the check (a test or a script the model never imports is no code it could run)."""
+    return {path: c for path, c in coverage.items() if c.imported or path in model_files}
+
+
 def _request(
-    settings: GradientSettings, spec: ModelSpec, spans: Mapping[str, list[list[int]]]
+    settings: GradientSettings,
+    spec: ModelSpec,
+    spans: Mapping[str, list[list[int]]],
+    model_files: Collection[str] = (),
 ) -> dict[str, Any]:
     """The probe's request at one revision. Its facts are cached (``checks.cache``); with
-    changed lines to record, also as the facts of the plain probe, less the coverage: what the
-    next change, whose base this head is, asks."""
+    changed lines to record, also as the facts of the plain probe, less the coverage (what the
+    next change, whose base this head is, asks), and of the probe that records only the
+    changed lines of files the model imported or a zone holds (what ``_recorded`` asks when
+    the cache knows which those are)."""
     plain = {"gradient": {"steps": settings.steps}, "coverage": None}
     kwargs = {**plain, "coverage": dict(spans) or None}
+
+    def also(files: Sequence[str]) -> list[tuple[Mapping[str, Any], Callable[[Any], Any]]]:
+        kept = {p: s for p, s in spans.items() if p in files or p in model_files}
+        more: list[tuple[Mapping[str, Any], Callable[[Any], Any]]] = [(plain, _coverage_of(()))]
+        if kept and kept != spans:
+            more.append(({**plain, "coverage": kept}, _coverage_of(kept)))
+        return more
+
     return {
         "spec": spec,
         "program": PROGRAM,
         "kwargs": kwargs,
         "seed": settings.seed,
         "cache": True,
-        "also": None if kwargs == plain else (plain, _without_coverage),
+        "also": None if kwargs == plain else also,
     }
 
 
-def _without_coverage(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: v for k, v in value.items() if k != "coverage"}
-    return value
+def _coverage_of(kept: Collection[str]) -> Callable[[Any], Any]:
+    """The probe's value as if only ``kept``'s changed lines were recorded (none: no coverage)."""
+
+    def strip(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        if not kept:
+            return {k: v for k, v in value.items() if k != "coverage"}
+        coverage = value.get("coverage")
+        if isinstance(coverage, dict):
+            coverage = {p: c for p, c in coverage.items() if p in kept}
+        return {**value, "coverage": coverage}
+
+    return strip
 
 
 def _probe(sides: Revisions, revision: str, request: Mapping[str, Any]) -> Probed:

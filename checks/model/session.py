@@ -50,6 +50,7 @@ from gradgate.checks.context import CheckContext
 from gradgate.checks.errors import SandboxError
 from gradgate.checks.model.beside import config_folder
 from gradgate.checks.model.children import Asked, ChildKey, Running, fresh_file, inside
+from gradgate.checks.model.portable import marked, placed, portable
 from gradgate.checks.model.problems import describe
 from gradgate.checks.model.run import checked_value, resolve_entrypoint, worded_crash
 from gradgate.checks.model.served import LIFETIME_S, SERVE, ServedChild
@@ -60,8 +61,9 @@ from gradgate.checks.sandbox.limits import SandboxLimits
 from gradgate.checks.sandbox.outcome import parse_target
 
 REVISIONS = ("base", "head")
-# Other kwargs a request's value answers too, with what to drop from it: (kwargs, drop).
-Also = tuple[Mapping[str, Any], Callable[[Any], Any]]
+# Other kwargs a request's value answers too, with what to drop from it: given the files the
+# run imported, [(kwargs, drop), ...].
+Also = Callable[[Sequence[str]], Sequence[tuple[Mapping[str, Any], Callable[[Any], Any]]]]
 # What a child imports when it starts, by the kind of request it is started for: a model
 # check's programs all import torch; a data transform may not need it.
 _IMPORTS: Mapping[str, tuple[str, ...]] = {"model": ("torch",)}
@@ -73,6 +75,7 @@ class ModelSessions:
     def __init__(self, cache: ResultCache | None = None) -> None:
         self.cache = cache
         self._looked: dict[str, Hit | None] = {}  # (revision, material) -> what the cache held
+        self._keys: dict[str, str] = {}  # (revision, material) -> its entry's key, hit or stored
         self._listings: dict[str, list[str]] = {}  # sha -> its Python files
         self._from_cache: set[str] = set()  # revisions whose first request was a hit
         self.plan_cached: dict[str, str] = {}  # revision -> commit, for the plan's facts
@@ -162,12 +165,18 @@ class ModelSessions:
         readable: Sequence[Path] = (),
         cache: bool = False,
         also: Also | None = None,
+        keyed: Mapping[str, Any] | None = None,
+        fresh: bool = False,
     ) -> Any:
         """``program``'s JSON value at ``revision``, as ``run_model_program`` gives it (the same
         errors, worded the same), from the revision's shared child; ``timeout_s`` is this
         request's own deadline. ``readable``: files and folders outside both trees it reads.
         ``cache``: the value may come from (and goes to) the result cache; ``also``: other
-        kwargs whose value is this one's less what a function drops, stored with it."""
+        kwargs whose value is this one's less what a function drops (given the files the run
+        imported), stored with it;
+        ``keyed``: what keys the request in place of its kwargs (kwargs that name a file handed
+        over, keyed by what decided that file instead); ``fresh``: ask the child even when the
+        cache holds the value (it must leave a file to hand over), and store what it says."""
         with self._lock:
             first = _Request(ctx, settings, spec, device, tuple(readable))
             self._first.setdefault(revision, first)
@@ -176,6 +185,7 @@ class ModelSessions:
             describe_problem=lambda problem, where: describe(problem, where=where),
             revision=revision, program=program, timeout_s=timeout_s, kwargs=kwargs,
             device=device, seed=seed, readable=readable, cache=cache, also=also,
+            keyed=keyed, fresh=fresh,
         )  # fmt: skip
 
     def lookup(
@@ -197,6 +207,54 @@ class ModelSessions:
                                   kwargs=kwargs, device=device, seed=seed)  # fmt: skip
         return None if material is None else self._lookup(ctx, revision, material)
 
+    def lookup_entry(
+        self,
+        ctx: CheckContext,
+        settings: UserCodeSettings,
+        *,
+        entrypoint: str | None,
+        key: str,
+        request: Mapping[str, Any],
+        revision: str,
+        program: str,
+        kwargs: Mapping[str, Any] | None = None,
+        device: str = "cpu",
+        seed: int | None = 0,
+        whole_tree: bool = False,
+    ) -> Hit | None:
+        """What :meth:`lookup` says, for a :meth:`run_entry` request."""
+        material = self._material(ctx, settings, entrypoint=entrypoint, key=key, request=request,
+                                  revision=revision, program=program, kwargs=kwargs,
+                                  device=device, seed=seed, whole_tree=whole_tree)  # fmt: skip
+        return None if material is None else self._lookup(ctx, revision, material)
+
+    def key(
+        self,
+        ctx: CheckContext,
+        settings: UserCodeSettings,
+        *,
+        spec: ModelSpec,
+        revision: str,
+        program: str,
+        kwargs: Mapping[str, Any] | None = None,
+        device: str = "cpu",
+        seed: int | None = 0,
+    ) -> str | None:
+        """The key of this model request's cache entry at ``revision``: the one the cache
+        holds, or the one this gate's run stored; None on a miss, or without a cache. A request
+        whose value depends on this one's (a file its child handed over) is keyed by it."""
+        material = self._material(ctx, settings, entrypoint=spec.entrypoint, key="model",
+                                  request=spec.as_request(), revision=revision, program=program,
+                                  kwargs=kwargs, device=device, seed=seed)  # fmt: skip
+        if material is None:
+            return None
+        memo = self._memo(ctx, revision, material)
+        with self._lock:
+            if memo in self._keys:
+                return self._keys[memo]
+        hit = self._lookup(ctx, revision, material)
+        return None if hit is None else hit.key
+
     def _material(
         self,
         ctx: CheckContext,
@@ -210,10 +268,13 @@ class ModelSessions:
         kwargs: Mapping[str, Any] | None,
         device: str,
         seed: int | None,
+        whole_tree: bool = False,
     ) -> dict[str, Any] | None:
         """Everything that decides a request's value and is known before a child runs; None
         when this request is not cached (no cache, a config given with --config, whose folder
-        git does not hold, or an interpreter whose torch cannot be named)."""
+        git does not hold, or an interpreter whose torch cannot be named). ``whole_tree``: the
+        revision's whole tree decides it (its program may read any file), not only the files
+        its run imported."""
         if self.cache is None or ctx.config_dir is not None:
             return None
         torch = torch_version(ctx.python)
@@ -232,22 +293,29 @@ class ModelSessions:
             "check": ctx.settings.model_dump(mode="json"), "sandbox": ctx.sandbox,
             "python": ctx.python, "torch": torch, "gradgate": own_version(),
             "python_files": listing,
+            **({"tree": ctx.source.tree(sha)} if whole_tree else {}),
         }  # fmt: skip
 
     def _reader(self, ctx: CheckContext, revision: str) -> Callable[[str], bytes | None]:
         sha = ctx.base_sha if revision == "base" else ctx.head_sha
         return lambda path: ctx.source.read(sha, path)
 
+    @staticmethod
+    def _memo(ctx: CheckContext, revision: str, material: Mapping[str, Any]) -> str:
+        return key_of({"revision": revision, "sha": ctx.base_sha if revision == "base"
+                       else ctx.head_sha, "material": material})  # fmt: skip
+
     def _lookup(self, ctx: CheckContext, revision: str, material: Mapping[str, Any]) -> Hit | None:
         assert self.cache is not None
-        memo = key_of({"revision": revision, "sha": ctx.base_sha if revision == "base"
-                       else ctx.head_sha, "material": material})  # fmt: skip
+        memo = self._memo(ctx, revision, material)
         with self._lock:
             if memo in self._looked:
                 return self._looked[memo]
         hit = self.cache.lookup(revision, material, self._reader(ctx, revision))
         with self._lock:
             self._looked[memo] = hit
+            if hit is not None:
+                self._keys.setdefault(memo, hit.key)
         return hit
 
     def _save(
@@ -260,7 +328,16 @@ class ModelSessions:
     ) -> None:
         assert self.cache is not None
         sha = ctx.base_sha if revision == "base" else ctx.head_sha
-        self.cache.save(material, self._reader(ctx, revision), files, value, commit=sha)
+        stored = self.cache.save(material, self._reader(ctx, revision), files,
+                                 portable(value, self._trees(ctx)), commit=sha)  # fmt: skip
+        if stored is not None:
+            with self._lock:
+                self._keys[self._memo(ctx, revision, material)] = stored
+
+    def _trees(self, ctx: CheckContext) -> dict[str, Path]:
+        """Each revision's checkout, where a child's answer may name files: a value is stored
+        with those folders' names replaced by a mark, put back as this gate's when read."""
+        return {name: self.root(ctx, name) for name in REVISIONS}
 
     def again(self, revision: str, *, program: str, timeout_s: float) -> Any | None:
         """``program``'s value at ``revision`` from the child that answered the gate's first
@@ -319,21 +396,29 @@ class ModelSessions:
         readable: Sequence[Path] = (),
         cache: bool = False,
         also: Also | None = None,
+        keyed: Mapping[str, Any] | None = None,
+        fresh: bool = False,
+        whole_tree: bool = False,
     ) -> Any:
         """What :meth:`run` does, for any factory named in a config block (``run_entry_program``:
-        the data check's transform too), in the same child as the model checks."""
+        the data check's transform too), in the same child as the model checks; with
+        ``whole_tree``, its cache key holds the revision's whole tree (``_material``)."""
         material = None
         if cache and not readable:
             material = self._material(ctx, settings, entrypoint=entrypoint, key=key,
                                       request=request, revision=revision, program=program,
-                                      kwargs=kwargs, device=device, seed=seed)  # fmt: skip
-        hit = None if material is None else self._lookup(ctx, revision, material)
+                                      kwargs=kwargs if keyed is None else keyed, device=device,
+                                      seed=seed, whole_tree=whole_tree)  # fmt: skip
+        hit = None if material is None or fresh else self._lookup(ctx, revision, material)
         if hit is not None:
             with self._lock:
                 if revision not in self._children_asked:
                     self._from_cache.add(revision)
             ctx.cached.append(CachedSide(revision, hit.commit, program))
-            return checked_value(hit.value, target=entrypoint, revision=revision,
+            value = hit.value
+            if marked(value):  # it names files in the trees: this gate's checkouts
+                value = placed(value, self._trees(ctx))
+            return checked_value(value, target=entrypoint, revision=revision,
                                  describe_problem=describe_problem)  # fmt: skip
         asked = self._ready(ctx, settings, entrypoint=entrypoint, revision=revision, key=key,
                             device=device, readable=readable)  # fmt: skip
@@ -356,11 +441,11 @@ class ModelSessions:
                 ctx.isolations.append(running.child.isolation)
         if material is not None and files is not None:
             self._save(ctx, revision, material, files, value)
-            if also is not None:
-                more, strip = also
+            for more, strip in also(files) if also is not None else ():
                 other = self._material(ctx, settings, entrypoint=entrypoint, key=key,
                                        request=request, revision=revision, program=program,
-                                       kwargs=more, device=device, seed=seed)  # fmt: skip
+                                       kwargs=more, device=device, seed=seed,
+                                       whole_tree=whole_tree)  # fmt: skip
                 if other is not None:
                     self._save(ctx, revision, other, files, strip(value))
         return checked_value(

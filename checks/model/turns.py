@@ -79,9 +79,25 @@ class Revisions:
 
     def cached(self, revision: str, **request: Any) -> bool:
         """Whether the result cache holds this ``run`` request's value at ``revision``."""
-        request = {k: v for k, v in request.items() if k not in ("cache", "also")}
+        if request.get("readable"):
+            return False  # reads files outside the trees: never cached
         hit = self.sessions.lookup(self.ctx, self.settings, revision=revision,
-                                   device=self.device, **request)  # fmt: skip
+                                   device=self.device, **_asked(request))  # fmt: skip
+        return hit is not None
+
+    def key(self, revision: str, **request: Any) -> str | None:
+        """The key of this ``run`` request's cache entry at ``revision`` (``ModelSessions.key``):
+        what a request whose child reads a file this one's child left is keyed by."""
+        if request.get("readable"):
+            return None
+        return self.sessions.key(self.ctx, self.settings, revision=revision,
+                                 device=self.device, **_asked(request))  # fmt: skip
+
+    def cached_entry(self, revision: str, **request: Any) -> bool:
+        """Whether the result cache holds this ``run_entry`` request's value at ``revision``."""
+        asked = {k: v for k, v in request.items() if k not in ("cache", "describe_problem")}
+        hit = self.sessions.lookup_entry(self.ctx, self.settings, revision=revision,
+                                         device=self.device, **asked)  # fmt: skip
         return hit is not None
 
     def run_entry(self, revision: str, **request: Any) -> Any:
@@ -91,6 +107,15 @@ class Revisions:
             self.ctx, self.settings, revision=revision, device=self.device,
             timeout_s=self.left(revision), **request,
         )  # fmt: skip
+
+
+def _asked(request: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``run`` request as the cache knows it: by what keys it (``keyed``, else its kwargs)."""
+    asked = {k: v for k, v in request.items()
+             if k not in ("cache", "also", "keyed", "fresh", "readable", "timeout_s")}  # fmt: skip
+    if request.get("keyed") is not None:
+        asked["kwargs"] = request["keyed"]
+    return asked
 
 
 @contextlib.contextmanager

@@ -87,6 +87,9 @@ class TreeLine:
     path: str
     base: str | None
     head: str | None
+    # Repeated blocks folded into this line: `h.0–11` stands for h.0 … h.11 (12), siblings
+    # numbered in a row whose lines (their own and their descendants') are alike.
+    count: int = 1
 
     @property
     def mark(self) -> str:
@@ -230,7 +233,52 @@ def tree_changes(
     for path in changed:
         parts = path.split(".") if path else []
         shown |= {".".join(parts[:n]) for n in range(len(parts))}
-    return tuple(TreeLine(p, old.get(p), new.get(p)) for p in order if p in shown)
+    return folded(tuple(TreeLine(p, old.get(p), new.get(p)) for p in order if p in shown))
+
+
+def folded(lines: Sequence[TreeLine]) -> tuple[TreeLine, ...]:
+    """``lines`` (each after its parent) with runs of alike numbered siblings folded into one
+    line each: `h.0 … h.11` of the same classes, changed the same way, read `h.0–11` (12×)."""
+    kids: dict[str, list[TreeLine]] = {}
+    roots: list[TreeLine] = []
+    known = {line.path for line in lines}
+    for line in lines:
+        parent = line.path.rpartition(".")[0]  # a top-level module's is the model's, ""
+        if line.path and parent in known:
+            kids.setdefault(parent, []).append(line)
+        else:
+            roots.append(line)
+    shapes: dict[str, Any] = {}
+
+    def shape(line: TreeLine) -> Any:
+        if line.path not in shapes:
+            inner = tuple((k.name, shape(k)) for k in kids.get(line.path, ()))
+            shapes[line.path] = (line.base, line.head, inner)
+        return shapes[line.path]
+
+    out: list[TreeLine] = []
+
+    def emit(line: TreeLine, shown: str, count: int = 1) -> None:
+        out.append(TreeLine(shown, line.base, line.head, count))
+        children = kids.get(line.path, [])
+        at = 0
+        while at < len(children):
+            first, end = children[at], at + 1
+            while (
+                end < len(children)
+                and first.name.isdigit()
+                and children[end].name.isdigit()
+                and int(children[end].name) == int(children[end - 1].name) + 1
+                and shape(children[end]) == shape(first)
+            ):
+                end += 1
+            name = first.name if end - at == 1 else f"{first.name}–{children[end - 1].name}"
+            emit(first, f"{shown}.{name}" if shown else name, end - at)
+            at = end
+
+    for root in roots:
+        emit(root, root.path)
+    return tuple(out)
 
 
 def as_json(plan: ModelPlan) -> dict[str, Any]:

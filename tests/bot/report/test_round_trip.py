@@ -165,16 +165,22 @@ def _model_plan() -> ModelPlan:
             }
         )
 
+    def blocks(act: str) -> dict[str, str]:  # two alike blocks, folded in the tree
+        return {"blocks": "ModuleList", "blocks.0": "Block", "blocks.0.act": act,
+                "blocks.1": "Block", "blocks.1.act": act}  # fmt: skip
+
     base = facts(
         {"fc.weight": [[4, 8], "float32"], "old.weight": [[2], "float32"],
          "norm.weight": [[8], "float32"], "emb.weight": [[3, 8], "float32"]},
-        {"fc": "Linear", "old": "Linear", "norm": "LayerNorm", "emb": "Embedding"},
+        {"fc": "Linear", "old": "Linear", "norm": "LayerNorm", "emb": "Embedding",
+         **blocks("ReLU")},
         1000,
     )  # fmt: skip
     head = facts(
         {"classifier.weight": [[4, 8], "float32"], "new.weight": [[5], "float32"],
          "norm.weight": [[16], "float32"], "emb.weight": [[3, 8], "bfloat16"]},
-        {"classifier": "Linear", "new": "Linear", "norm": "RMSNorm", "emb": "Embedding"},
+        {"classifier": "Linear", "new": "Linear", "norm": "RMSNorm", "emb": "Embedding",
+         **blocks("GELU")},
         None,
     )  # fmt: skip
     described = plan_for([base], [head])

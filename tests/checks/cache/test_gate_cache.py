@@ -10,6 +10,7 @@ the children that built the model.
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 from pathlib import Path
@@ -168,3 +169,153 @@ def test_the_config_switch_turns_the_cache_off(tmp_path: Path, no_bwrap: None) -
     data = gate(repo, off, head, store)
     assert cached_sides(data) == {}
     assert store.size() == 0
+
+
+ALL_CONFIG = """\
+model:
+  entrypoint: "model.py:build"
+data:
+  entrypoint: "pipeline.py:build"
+always: [gradient, checkpoint, behaviour, data]
+checks:
+  gradient:
+    memory_mb: 2048
+  checkpoint:
+    memory_mb: 2048
+  behaviour:
+    memory_mb: 2048
+  data:
+    memory_mb: 2048
+"""
+PIPELINE = """\
+import torch
+
+
+def build():
+    def transform(image):
+        return torch.as_tensor(image).float() / {scale}
+    return transform
+"""
+TEST_FILE = """\
+from model import build
+
+
+def test_build():
+    model, inputs = build()
+    assert model(inputs).shape == (3, 4){more}
+"""
+
+
+def per_check(data: dict[str, Any]) -> dict[str, dict[str, str]]:
+    return {
+        check["name"]: {c["revision"]: c["commit"] for c in check["cached"]}
+        for check in data["checks"]
+        if check["cached"]
+    }
+
+
+def test_every_cached_check_decides_as_without_the_cache_and_a_recheck_starts_no_child(
+    tmp_path: Path, no_bwrap: None
+) -> None:
+    """gradient, checkpoint, behaviour and data: a PR gated cold and with the cache decides the
+    same; its /recheck, a push of docs only and a push of a test only start no child that builds
+    the model (checkpoint's and behaviour's head results are keyed by base's); a push that
+    changes the model reads base from the cache and runs base's child again for the weights
+    head's child compares with."""
+    trace = tmp_path / "trace.txt"
+    repo = GitRepo(tmp_path / "repo")
+    repo.write(".gradgate.yml", ALL_CONFIG)
+    repo.write("model.py", MODEL.format(trace=str(trace)))
+    repo.write("layers.py", LAYERS.format(cut=""))
+    repo.write("pipeline.py", PIPELINE.format(scale=255))
+    repo.write("tests/test_model.py", TEST_FILE.format(more=""))
+    repo.write("README.md", "a model\n")
+    base = repo.commit("model")
+    repo.write("layers.py", LAYERS.format(cut=".detach()"))
+    repo.write("pipeline.py", PIPELINE.format(scale=127))
+    cut = repo.commit("cut the block's gradient, scale the input otherwise")
+    repo.write("README.md", "a model, documented\n")
+    docs = repo.commit("docs only")
+    repo.write("tests/test_model.py", TEST_FILE.format(more="\n    assert inputs.shape == (3, 8)"))
+    tested = repo.commit("a test only")
+    repo.write("layers.py", LAYERS.format(cut=" * 2"))
+    changed = repo.commit("the model again")
+    store = FolderStore(tmp_path / "cache")
+    model_checks = {"gradient", "checkpoint", "behaviour"}
+
+    first = gate(repo, base, cut, store)
+    assert per_check(first) == {}
+    assert decided(first) == decided(gate(repo, base, cut, None))
+    assert first["verdict"] == "failure"
+
+    for head in (cut, docs, tested):
+        before = tokens(trace)
+        again = gate(repo, base, head, store)
+        assert tokens(trace) == before, head  # no child built the model
+        assert decided(again) == decided(first if head == cut else gate(repo, base, head, None))
+        cached = per_check(again)
+        for name in model_checks:
+            assert cached[name] == {"base": base, "head": cut}, (head, name)
+        # data's transform may read any file: its key is the whole tree, a docs edit too
+        assert cached["data"] == ({"base": base, "head": cut} if head == cut else {"base": base})
+
+    before = tokens(trace)
+    moved = gate(repo, base, changed, store)
+    assert decided(moved) == decided(gate(repo, base, changed, None))
+    cached = per_check(moved)
+    assert all(cached[name] == {"base": base} for name in model_checks)
+    # head's children build the model; so does base's, once, for the weights it hands over
+    assert tokens(trace) > before
+
+
+REFERENCE_CONFIG = """\
+model:
+  entrypoint: "model.py:build"
+always: [checkpoint]
+checks:
+  checkpoint:
+    memory_mb: 2048
+    references: [ckpt/v1.pt]
+    equivalence: false
+"""
+
+
+def checkpoint_file(head: str) -> bytes:
+    """A state dict of MODEL's Net, its output layer saved under the name ``head``."""
+    import torch
+
+    shapes = {
+        "encoder.weight": (16, 8), "encoder.bias": (16,), "block.inner.weight": (16, 16),
+        "block.inner.bias": (16,), f"{head}.weight": (4, 16), f"{head}.bias": (4,),
+    }  # fmt: skip
+    buffer = io.BytesIO()
+    torch.save({key: torch.zeros(shape) for key, shape in shapes.items()}, buffer)
+    return buffer.getvalue()
+
+
+def test_a_reference_checkpoint_is_keyed_by_its_content_not_its_path(
+    tmp_path: Path, no_bwrap: None
+) -> None:
+    """Two PRs whose models and imported files are the same, on bases whose reference files
+    differ: the second's head dry run is not the first's, though the file's path is the same."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.write(".gradgate.yml", REFERENCE_CONFIG)
+    repo.write("model.py", MODEL.format(trace=str(tmp_path / "trace.txt")))
+    repo.write("layers.py", LAYERS.format(cut=""))
+    repo.write("ckpt/v1.pt", checkpoint_file("head"))
+    loads = repo.commit("a model and a checkpoint it loads")
+    repo.write("README.md", "docs\n")
+    head = repo.commit("docs")
+    repo.write("ckpt/v1.pt", checkpoint_file("classifier"))
+    renamed = repo.commit("a checkpoint saved under another name")
+    repo.write("README.md", "more docs\n")
+    later = repo.commit("more docs")
+    store = FolderStore(tmp_path / "cache")
+
+    first = gate(repo, loads, head, store)
+    assert first["verdict"] == "success"
+    assert per_check(gate(repo, loads, head, store)) == {"checkpoint": {"head": head}}
+    other = gate(repo, renamed, later, store)
+    assert per_check(other) == {}
+    assert decided(other) == decided(gate(repo, renamed, later, None))
+    assert other["verdict"] == "failure"

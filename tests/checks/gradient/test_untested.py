@@ -118,7 +118,10 @@ def test_a_change_to_a_branch_the_model_never_takes_is_a_warning_naming_file_and
     assert result.metrics["changed_lines_ran"] == 0
     report = Report(verdict=verdict_for([result]), results=(result,))
     markdown = render(report, "markdown")
-    assert "The model ran 0 of the 4 changed lines of code in this PR's Python files." in markdown
+    assert (
+        "The model ran 0 of the 4 changed lines of code in the model's Python files (those it "
+        "imports, or a zone's)." in markdown
+    )
     assert "```python\n  # The gradient check builds and checks each variant" in markdown
     assert "  changed code that ran 0 of 4 lines" in render(report, "text")
 

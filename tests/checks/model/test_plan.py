@@ -6,6 +6,7 @@ as JSON, changed the way PRs change models.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -165,3 +166,26 @@ def test_the_plan_travels_as_json_and_comes_back_equal() -> None:
 def test_a_malformed_plan_in_json_is_a_clear_error(broken: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match=r"^model_plan\."):
         plan_from_json(broken)
+
+
+def blocks(attention: Callable[[int], str]) -> ModelFacts:
+    modules = [("", "GPT"), ("wte", "Embedding"), ("h", "ModuleList")]
+    for i in range(12):
+        modules += [(f"h.{i}", "Block"), (f"h.{i}.attn", attention(i)), (f"h.{i}.mlp", "MLP")]
+    return ModelFacts(None, {}, (*modules, ("lm_head", "Linear")), {})
+
+
+def test_repeated_blocks_changed_alike_fold_into_one_line_each_run() -> None:
+    base = blocks(lambda _: "Attention")
+    head = blocks(lambda i: "Attention" if i == 5 else "FlashAttention")
+    whole = plan_for([base], [head])
+    (plan,) = whole.variants
+    assert [(t.path, t.mark, t.count) for t in plan.tree] == [
+        ("", " ", 1),
+        ("h", " ", 1),
+        ("h.0–4", " ", 5),
+        ("h.0–4.attn", "~", 1),
+        ("h.6–11", " ", 6),
+        ("h.6–11.attn", "~", 1),
+    ]
+    assert plan_from_json(as_json(whole)) == whole  # the folds travel in the JSON

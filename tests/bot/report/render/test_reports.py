@@ -28,6 +28,8 @@ from gradgate.checks.base import (
 from gradgate.checks.checkpoint.tensors import TensorMeta
 from gradgate.checks.model.plan.compare import ModelFacts, PlanProblem, plan_for
 
+from tests.checks.model.test_plan import blocks
+
 # GRADGATE_GOLDEN_DIR: another folder of golden files (the test of the update switch uses a copy).
 GOLDEN = Path(os.environ.get("GRADGATE_GOLDEN_DIR") or Path(__file__).parent / "golden")
 BASE = "1111111" + "a" * 33
@@ -443,3 +445,18 @@ def test_a_model_plan_that_could_not_be_made_says_why_folded() -> None:
 def test_a_report_without_a_model_plan_has_no_plan_section() -> None:
     assert "Model plan" not in render(passing_report(), "markdown")
     assert json.loads(render(passing_report(), "json"))["model_plan"] is None
+
+
+def test_repeated_blocks_changed_alike_read_as_one_folded_line() -> None:
+    """Issue 37: twelve transformer blocks whose attention changed, but for one, read as two
+    folded runs in the model plan's tree."""
+    base = blocks(lambda _: "Attention")
+    head = blocks(lambda i: "Attention" if i == 5 else "FlashAttention")
+    results = (CheckResult(check="protected", outcome=Outcome.PASS, summary="nothing marked"),)
+    report = Report(
+        verdict=verdict_for(results), results=results, model_plan=plan_for([base], [head])
+    )
+    markdown, text = render(report, "markdown"), render(report, "text")
+    assert "      0–4 (5×): Block\n~       attn: FlashAttention (was Attention)" in markdown
+    assert "      6–11 (6×): Block\n" in markdown
+    assert "module ~ h.6–11.attn: FlashAttention (was Attention)" in text
