@@ -30,6 +30,8 @@ The `layers_execute_order` is 0-indexed.
 The model width `dim` must be `1024` for the large preset.
 
 Set `heads: 16` for the wide model.
+
+It is recommended you have either `l2norm_embed` or `shift_tokens` set to `True`, not both.
 """
 
 
@@ -42,7 +44,7 @@ def test_a_sentence_that_states_the_default_is_still_a_claim(repo: GitRepo) -> N
     readme = INSTRUCTING + "\nThe model width `dim` defaults to `1024`; `heads` is set to `16`.\n"
     result = pull_request(repo, {"configs/model.yaml": CONFIG}, {"README.md": readme})
     found = blocking(result)
-    assert sorted(f.line for f in found) == [15, 15], [f.message for f in found]
+    assert sorted(f.line for f in found) == [17, 17], [f.message for f in found]
     assert all(f.kind == "doc-value-mismatch" for f in found)
 
 
