@@ -174,6 +174,24 @@ def untested_words(
     )
 
 
+def unnamed_words(
+    places: Sequence[tuple[str, Sequence[tuple[int, int]]]], variants: Sequence[str]
+) -> str:
+    """Changed lines a forward pass could reach that no variant ran, under nothing a variant
+    sets (a `forward` argument, a local) or outside the model's zones (``places``: file,
+    ranges)."""
+    lines = sum(b - a + 1 for _, ranges in places for a, b in ranges)
+    it = "it" if lines == 1 else "them"
+    shown = ", ".join(spots(file, ranges) for file, ranges in places)
+    who = "none of the model's variants ran" if len(variants) > 1 else "the model did not run"
+    return (
+        f"{who} {shown}, changed by this PR, and no flag of the model's own code turns "
+        f"{it} on (a call argument, a value computed in the forward pass, or a module outside "
+        f"the model's zones): the gradient check did not test {it}. Review {it}, or give "
+        f"{it} a test of its own."
+    )
+
+
 def unreached_words(places: Sequence[tuple[str, Sequence[tuple[int, int]], Sequence[str]]]) -> str:
     """Changed lines no forward pass reaches (``places``: file, ranges, functions)."""
     shown = ", ".join(
