@@ -23,6 +23,7 @@ from gradgate.checks.api_contract.callsites import CallIndex
 from gradgate.checks.api_contract.changes import Change, compare
 from gradgate.checks.api_contract.findings import (
     broken,
+    collapsed,
     for_change,
     for_loss,
     skipped,
@@ -88,10 +89,12 @@ class ApiContractCheck(Checking[ApiContractSettings]):
                 findings += said
                 checked += n
         accepted: list[Suppression] = []  # what the base's `allow` rules turned into notes
+        said_of_changes: list[Finding] = []
         for change in changes:
             said, allowed = for_change(change, callers.sites(change), allow=settings.allow)
-            findings += said
+            said_of_changes += said
             accepted += allowed
+        findings += collapsed(said_of_changes)
         made_unparsable = _made_unparsable(python.values(), sources, in_zones)
         for path in made_unparsable:
             why = sources.unreadable["head", path]
