@@ -62,6 +62,7 @@ def reach(
         if owner is None or owner.qualname in live:
             reachable.append((start, end))
             flags = _guards(owner.node if owner else tree, start, _constructor(owner))
+            flags = flags or _built_under(tree, functions, start)
             guards += flags
             if flags:
                 named.append((start, end))
@@ -147,6 +148,31 @@ def _inside(function: _Function, line: int) -> bool:
 def _innermost(functions: list[_Function], line: int) -> _Function | None:
     around = [f for f in functions if f.node.lineno <= line <= (f.node.end_lineno or 0)]
     return max(around, key=lambda f: f.node.lineno) if around else None
+
+
+def _built_under(tree: ast.Module, functions: list[_Function], line: int) -> list[str]:
+    """Lines of a class no `if` guards inside it run when the class is built: the flags that
+    guard where this file builds it (`AttentionResidual(...)` under `elif
+    attn_aggregated_residuals:` in another module's `__init__`), the first such place's."""
+    around = [
+        c
+        for c in ast.walk(tree)
+        if isinstance(c, ast.ClassDef) and c.lineno <= line <= (c.end_lineno or 0)
+    ]
+    if not around:
+        return []
+    name = max(around, key=lambda c: c.lineno).name
+    for f in functions:
+        for call in ast.walk(f.node):
+            if not isinstance(call, ast.Call):
+                continue
+            func = call.func
+            called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if called == name and _innermost(functions, call.lineno) is f:
+                flags = _guards(f.node, call.lineno, _constructor(f))
+                if flags:
+                    return flags
+    return []
 
 
 def _constructor(owner: _Function | None) -> frozenset[str]:

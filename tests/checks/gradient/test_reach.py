@@ -163,3 +163,32 @@ def test_lines_no_nameable_flag_turns_on_are_a_note_not_a_warning() -> None:
         f"none of the model's variants ran `x/wrap.py:{hook}`, `x/xval.py:{tied}`, changed by "
         "this PR, and no flag of the model's own code turns them on"
     )
+
+
+LAYERS = """\
+class AttentionResidual(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.to_query = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        return self.to_query(x)
+
+
+class AttentionLayers(nn.Module):
+    def __init__(self, dim, integrate_layers=False, attn_aggregated_residuals=False):
+        super().__init__()
+        if integrate_layers:
+            self.integrate = DynamicLIMe(dim)
+        elif attn_aggregated_residuals:
+            self.integrate = AttentionResidual(dim)
+"""
+
+
+def test_a_class_no_if_guards_inside_is_named_by_the_flag_it_is_built_under() -> None:
+    # x-transformers 2.31.0 rewrote `AttentionResidual`, which only `attn_aggregated_residuals`
+    # builds: that flag is what a variant sets.
+    query = next(n for n, r in enumerate(LAYERS.splitlines(), 1) if "self.to_query(x)" in r)
+    parted = reach("x_transformers.py", [(query, query)], LAYERS)
+    assert parted.named == ((query, query),)
+    assert parted.guards == ("not integrate_layers", "attn_aggregated_residuals")
