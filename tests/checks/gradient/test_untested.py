@@ -202,3 +202,21 @@ def test_the_warning_names_every_range_of_a_file_once_and_says_it_or_them() -> N
         "`flash`), `m/rope.py:3`, changed by this PR"
     )
     assert "To cover them, have the factory return a variant with `flash` set so that" in many
+
+
+def test_parameters_dead_at_both_revisions_in_code_the_pr_left_alone_are_only_counted(
+    tmp_path: Path,
+) -> None:
+    # Issue 36: `gate` never runs in `default`, on every PR alike; a PR that changes no line of
+    # its module gets no note about it, and the summary counts it.
+    head = ATTEND.replace(
+        "def build():\n    torch.manual_seed(0)", "def build():\n    torch.manual_seed(1)"
+    )
+
+    result = run(tmp_path, {"attend.py": head}, entry="attend.py:build_variants")
+
+    assert [f for f in result.findings if f.kind == "gradient-still-dead"] == []
+    assert result.outcome is Outcome.PASS
+    assert result.summary.endswith(
+        "; 1 parameter group dead at base too, in code this PR did not change"
+    )
