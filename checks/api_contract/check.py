@@ -61,7 +61,7 @@ class ApiContractCheck(Checking[ApiContractSettings]):
         python = {c.head_path: c for c in ctx.changes if _is_python(c) and c.head_path}
         in_zones = {p for paths in ctx.zones.values() for p in paths}
         changes, parsed = _changed_signatures(python.values(), sources, in_zones, settings.watch)
-        callers = CallIndex([c for c in changes if c.callers_matter])
+        callers = CallIndex([c for c in changes if c.callers_matter or c.defaults])
         findings: list[Finding] = []
         checked = 0
         head_files = ctx.source.list_files(ctx.head_sha) if callers.changes else list(python)

@@ -29,6 +29,7 @@ SWAPPED = "loss-arguments-swapped"
 SWAPPED_BEFORE = "loss-arguments-swapped-at-base"
 SKIPPED = "api-file-skipped"
 BROKEN = "api-module-broken"
+DEFAULTED = "defaulted"  # the Effect of a call that leaves out a parameter whose default changed
 UNAFFECTED = "signatures-changed"  # many changes no call site feels, as one note
 _UNAFFECTED = "No call site in this repository is affected"
 # More notes than this of changes no call site feels are one note (issue 36: 2,128 rename notes
@@ -46,6 +47,12 @@ def for_change(
     so is also a suppression from the config, for the report's list (issue 34)."""
     out = []
     kind, what = _what_changed(change)
+    defaulted = {e.argument for s in sites for e in s.effects if e.kind == DEFAULTED}
+    sites = [
+        replace(s, effects=kept)
+        for s in sites
+        if (kept := tuple(e for e in s.effects if e.kind != DEFAULTED))
+    ]
     if kind is not None:
         where = f"`{_short(change)}`"
         absorbed = [s for s in sites if all(e.kind in _TAKEN for e in s.effects)]
@@ -76,13 +83,22 @@ def for_change(
                 )
             )
     for name, old, new in change.defaults:
+        # A warning when a call in this repository leaves it out (issue 36: who is affected
+        # decides); else a note for the changelog.
+        felt = name in defaulted
         out.append(
             Finding(
                 kind=DEFAULT,
-                severity=Severity.WARNING,
-                message=f"`{_short(change)}`: the default of "
-                f"`{name}` changed: `{old}` → `{new}`. Every call that leaves `{name}` out now "
-                "gets the new value; pass it explicitly where the old one is meant.",
+                severity=Severity.WARNING if felt else Severity.NOTE,
+                message=f"`{_short(change)}`: the default of `{name}` changed: `{old}` → "
+                f"`{new}`. "
+                + (
+                    f"Every call that leaves `{name}` out now gets the new value; pass it "
+                    "explicitly where the old one is meant."
+                    if felt
+                    else f"{_UNAFFECTED} (none leaves `{name}` out); callers elsewhere that "
+                    "leave it out get the new value. Say so in the changelog."
+                ),
                 file=change.path,
                 line=change.head.line,
                 revision="head",

@@ -324,13 +324,33 @@ def test_a3_a_rename_nobody_calls_by_keyword_is_a_note(repo: GitRepo) -> None:
     assert kinds(result) == [("parameter-renamed", "note")]
 
 
-def test_default_change_warns_with_old_and_new(repo: GitRepo) -> None:
+def test_default_change_warns_with_old_and_new_when_a_call_here_leaves_it_out(
+    repo: GitRepo,
+) -> None:
     head = LOSSES.replace("weight=1.0", "weight=0.5")
-    result = pull_request(repo, {"pkg/losses.py": LOSSES}, {"pkg/losses.py": head})
+    base = {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "pkg/eval.py": EVAL}
+    result = pull_request(repo, base, {"pkg/losses.py": head})
     finding = only(result, "default-changed")
     assert finding.severity is Severity.WARNING
     assert "`weight` changed: `1.0` → `0.5`" in finding.message
     assert result.outcome is Outcome.WARN
+
+
+def test_default_change_no_call_here_leaves_out_is_a_note_for_the_changelog(
+    repo: GitRepo,
+) -> None:
+    # Issue 36: x-transformers 2.31.8 changed two defaults its only callers pass explicitly.
+    head = LOSSES.replace("weight=1.0", "weight=0.5")
+    passes = EVAL.replace("loss(y, out)", "loss(y, out, weight=2.0)")
+    base = {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "pkg/eval.py": passes}
+    result = pull_request(repo, base, {"pkg/losses.py": head})
+    finding = only(result, "default-changed")
+    assert finding.severity is Severity.NOTE
+    assert finding.message.endswith(
+        "No call site in this repository is affected (none leaves `weight` out); callers "
+        "elsewhere that leave it out get the new value. Say so in the changelog."
+    )
+    assert result.outcome is Outcome.PASS
 
 
 # --- scope: zones, `watch`, unreadable files ---------------------------------------------------
