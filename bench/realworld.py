@@ -330,8 +330,8 @@ def main(argv: list[str]) -> int:
         print(f"noise: {kind}: {warning_verdicts[kind].reason}")
     for note in repeated:
         print(f"repeated note {note}")
-    notes = sum(sum(items["note"].values()) for items in per_pair)
-    print(f"notes per pull request: {notes / max(len(per_pair), 1):.2f}")
+    all_notes = sum(sum(items["note"].values()) for items in per_pair)
+    print(f"notes per pull request: {all_notes / max(len(per_pair), 1):.2f}")
     print(counted.figure())
     print(warned.figure())
     print(
