@@ -165,7 +165,14 @@ def untested_words(
         who = "the model did not run"
     if flags:
         runs = "it runs" if it == "it" else "they run"
-        how = f"have the factory return a variant with {listing(flags, 4)} set so that {runs}"
+        on = [f for f in flags if not f.startswith("not ")]
+        off = [f.removeprefix("not ") for f in flags if f.startswith("not ")]
+        state = " and ".join(
+            part
+            for part in (on and f"{listing(on, 4)} set", off and f"{listing(off, 4)} off")
+            if part
+        )
+        how = f"have the factory return a variant with {state} so that {runs}"
     else:
         how = f"have the factory return a variant that runs {it} (an option or config flag on)"
     return (

@@ -157,6 +157,9 @@ def test_lines_no_nameable_flag_turns_on_are_a_note_not_a_warning() -> None:
         warning.message
     )
     assert "block_begin" not in warning.message and "xval" not in warning.message
+    assert "a variant with `tie_embedding` set and `return_only_embed` off so that it runs" in (
+        warning.message
+    )
     assert (note.kind, note.severity) == ("gradient-untested", Severity.NOTE)
     # the forward argument's lines, and a flag's lines in a module outside the model's zones
     assert note.message.startswith(
