@@ -166,7 +166,10 @@ def untested_words(
     if flags:
         runs = "it runs" if it == "it" else "they run"
         on = [f for f in flags if not f.startswith("not ")]
+        # A flag some lines need on and others off is named once, as on: one variant
+        # cannot do both, and the one that turns it on is the one missing.
         off = [f.removeprefix("not ") for f in flags if f.startswith("not ")]
+        off = [f for f in off if f not in on]
         state = " and ".join(
             part
             for part in (on and f"{listing(on, 4)} set", off and f"{listing(off, 4)} off")

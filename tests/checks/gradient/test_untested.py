@@ -202,6 +202,8 @@ def test_the_warning_names_every_range_of_a_file_once_and_says_it_or_them() -> N
         "`flash`), `m/rope.py:3`, changed by this PR"
     )
     assert "To cover them, have the factory return a variant with `flash` set so that" in many
+    both = untested_words([("a.py", [(1, 1)], ["flash"]), ("a.py", [(5, 5)], ["not flash"])], [])
+    assert "a variant with `flash` set so that they run" in both  # never both set and off
 
 
 def test_parameters_dead_at_both_revisions_in_code_the_pr_left_alone_are_only_counted(
