@@ -26,6 +26,7 @@ Per pair the bench counts the blocking, warning and note items by kind (``items_
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -117,6 +118,32 @@ def items_line(items: Mapping[str, Counter[str]]) -> str:
         total = sum(items[severity].values())
         parts.append(f"{severity} {total}" + (f" ({kinds})" if kinds else ""))
     return "; ".join(parts)
+
+
+NoteKey = tuple[str, str, str, str]  # check, kind, file, message without its numbers
+_NUMBERS = re.compile(r"\d+")
+
+
+def notes_in(report: Mapping[str, Any]) -> set[NoteKey]:
+    """The notes of one report, each identified without its line numbers and counts (which
+    move between releases while the note says the same)."""
+    return {
+        (row["name"], str(f.get("kind")), str(f.get("file") or ""),
+         _NUMBERS.sub("#", str(f.get("message", ""))))
+        for row in report.get("checks", ())
+        if row.get("outcome") != "error"
+        for f in row.get("findings", ())
+        if f.get("severity") == "note"
+    }  # fmt: skip
+
+
+def repeated_notes(
+    before: Iterable[NoteKey], now: Iterable[NoteKey], changed: Iterable[str]
+) -> list[NoteKey]:
+    """Notes of a pair that the previous pair of the same library gave too, about a file this
+    pair did not change (issue 36: a note that says the same on every PR is learned to skip)."""
+    touched, earlier = set(changed), set(before)
+    return sorted(n for n in set(now) if n in earlier and n[2] not in touched)
 
 
 @dataclass(frozen=True, slots=True)

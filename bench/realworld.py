@@ -11,8 +11,10 @@ Setup, once:
     torch, e.g. ``python -m venv build/realworld/venv && build/realworld/venv/bin/pip install
     torch==2.13.0 torchvision transformers diffusers open-clip-torch
     segmentation-models-pytorch huggingface-hub==1.33.0 httpx efficientnet-pytorch
-    pretrainedmodels six`` (that hub release satisfies every release replayed here; the last
-    four are older releases' dependencies); pass its interpreter with ``--python``. The
+    pretrainedmodels six einops einx loguru torch-einops-utils`` (that hub release satisfies
+    every release replayed here; efficientnet-pytorch, pretrainedmodels and six are older
+    releases' dependencies, the last four x-transformers'); pass its interpreter with
+    ``--python``. For one library, its own dependencies are enough (``--library``). The
     libraries themselves are imported from each release's tree, which comes first on the
     child's path. torchvision's registry wheels are CUDA builds: beside the CPU torch the
     factories declare the two op schemas it needs to import (``_cpu_torchvision.py``).
@@ -20,15 +22,17 @@ Setup, once:
     ``build/realworld/dists`` (ignored by git), only when it is not there yet.
 
 Each library becomes a scratch git repository under ``build/realworld/repos/<library>``: one
-commit per release (the wheel's package folders, without its dist-info), tagged ``v<version>``.
+commit per release (the wheel's package folders, without its dist-info, and its long
+description as ``README.md``, which config-docs reads), tagged ``v<version>``.
 Each consecutive pair then goes through ``gradgate check --format json`` with a
 ``.gradgate.yml`` the bench writes to ``build/realworld/configs/<library>`` next to a copy of the
 library's factory from ``bench/realworld_models/`` (tiny models from config classes,
 ``encoder_weights=None``: nothing is downloaded at run time). Every blocking finding must be
 judged in ``bench/realworld-verdicts.yaml`` (see ``_realworld_verdicts``), and so must every
 kind of warning (useful or noise); per pair it prints the blocking, warning and note items by
-kind, then the figures (false alarms; warnings per pull request), the median seconds per pair,
-and exits non-zero on a block or warning kind nobody has judged, or a check that errored.
+kind, then the figures (false alarms; warnings and notes per pull request; notes repeated from
+the previous pair about a file this pair did not change), the median seconds per pair, and exits
+non-zero on a block or warning kind nobody has judged, or a check that errored.
 Results are kept per pair in ``build/realworld/results``; ``--reuse`` reads
 them instead of running a pair again (for a run spread over several sittings).
 """
@@ -54,8 +58,10 @@ from bench._realworld_verdicts import (
     items_in,
     items_line,
     median_seconds,
+    notes_in,
     parse_verdicts,
     parse_warning_verdicts,
+    repeated_notes,
     tally,
     tally_warnings,
     unjudged_entries,
@@ -107,6 +113,14 @@ LIBRARIES = (
         ("/segmentation_models_pytorch/**",),
         ("0.4.0", "0.5.0", "0.6.0"),
     ),
+    Library(
+        "x-transformers",
+        "x_transformers_tiny.py",
+        ("/x_transformers/x_transformers.py", "/x_transformers/attend.py"),
+        ("2.29.0", "2.29.1", "2.29.2", "2.29.3", "2.29.4", "2.30.0", "2.30.1", "2.30.2",
+         "2.30.3", "2.30.4", "2.30.5", "2.31.0", "2.31.2", "2.31.4", "2.31.5", "2.31.6",
+         "2.31.7", "2.31.8", "2.31.10"),
+    ),
 )  # fmt: skip
 
 CONFIG = """\
@@ -121,10 +135,11 @@ zones:
     paths: {paths}
     checks: [protected, gradient, checkpoint]
   - name: library
-    paths: ["**/*.py"]
-    checks: [api-contract, dl-lint]
+    paths: ["**/*.py", "README.md"]
+    checks: [api-contract, dl-lint, config-docs]
 """
-STATIC = ("api-contract", "dl-lint")  # added after the first runs: cached pairs catch up on them
+# Static checks added after the first runs: cached pairs catch up on just those.
+STATIC = ("api-contract", "dl-lint", "config-docs")
 
 
 def fetch(library: Library, version: str) -> Path:
@@ -140,6 +155,15 @@ def fetch(library: Library, version: str) -> Path:
         )  # fmt: skip
         found = sorted(dists.glob(f"{stem}-{version}-*.whl"))
     return found[0]
+
+
+def long_description(wheel: zipfile.ZipFile) -> str:
+    """The release's README: the body of its METADATA (after the headers' blank line)."""
+    names = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+    if not names:
+        return ""
+    text = wheel.read(names[0]).decode("utf-8", errors="replace")
+    return text.partition("\n\n")[2]
 
 
 def git(repo: Path, *args: str) -> str:
@@ -166,6 +190,9 @@ def history(library: Library) -> Path:
         with zipfile.ZipFile(fetch(library, version)) as wheel:
             members = [n for n in wheel.namelist() if not n.split("/")[0].endswith(".dist-info")]
             wheel.extractall(repo, members=members)
+            readme = long_description(wheel)
+            if readme:
+                (repo / "README.md").write_text(readme, encoding="utf-8")
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", f"{library.name} {version}")
         git(repo, "tag", f"v{version}")
@@ -189,18 +216,21 @@ def run_pair(library: Library, base: str, head: str, python: str, reuse: bool) -
     repo, config = history(library), config_for(library)
     if reuse and cached.is_file():
         result = dict(json.loads(cached.read_text()))
-        if result.get("static") is not True:  # a run from before STATIC: run just those
-            for check in STATIC:
-                seconds, report = gate(repo, config, base, head, python, "--only", check)
-                rows = [r for r in report.get("checks", ()) if r.get("name") == check]
-                kept = [r for r in result["report"].get("checks", ()) if r.get("name") != check]
-                result["report"]["checks"] = kept + (rows or [error_row(check, report)])
-                result["seconds"] += seconds
-            result["static"] = True
+        ran = result.get("static")
+        ran = ["api-contract", "dl-lint"] if ran is True else list(ran or ())
+        missing = [check for check in STATIC if check not in ran]
+        for check in missing:  # a run from before STATIC grew: run just those
+            seconds, report = gate(repo, config, base, head, python, "--only", check)
+            rows = [r for r in report.get("checks", ()) if r.get("name") == check]
+            kept = [r for r in result["report"].get("checks", ()) if r.get("name") != check]
+            result["report"]["checks"] = kept + (rows or [error_row(check, report)])
+            result["seconds"] += seconds
+        if missing:
+            result["static"] = list(STATIC)
             cached.write_text(json.dumps(result), encoding="utf-8")
         return result
     seconds, report = gate(repo, config, base, head, python)
-    result = {"seconds": seconds, "report": report, "static": True}
+    result = {"seconds": seconds, "report": report, "static": list(STATIC)}
     cached.parent.mkdir(parents=True, exist_ok=True)
     cached.write_text(json.dumps(result), encoding="utf-8")
     return result
@@ -254,8 +284,10 @@ def main(argv: list[str]) -> int:
     per_pair: list[dict[str, Counter[str]]] = []
     seconds: list[float] = []
     errors: list[str] = []
+    repeated: list[str] = []
     for library in chosen:
         pairs = list(zip(library.versions, library.versions[1:], strict=False))
+        previous: set[Any] = set()
         for base, head in pairs[: args.pairs]:
             pair = f"{base}..{head}"
             result = run_pair(library, base, head, python, args.reuse)
@@ -266,6 +298,12 @@ def main(argv: list[str]) -> int:
             outcomes = ", ".join(f"{r['name']} {r['outcome']}" for r in report.get("checks", ()))
             items = items_in(report)
             per_pair.append(items)
+            notes = notes_in(report)
+            changed = git(history(library), "diff", "--name-only", f"v{base}", f"v{head}")
+            again = repeated_notes(previous, notes, changed.split())
+            repeated += [f"{library.name} {pair}: {n[0]} {n[1]} @ {n[2] or '(no file)'}"
+                         for n in again]  # fmt: skip
+            previous = notes
             print(f"{library.name} {pair}: {result['seconds']:.0f} s; {outcomes or 'no checks'}"
                   f"; {items_line(items)}", flush=True)  # fmt: skip
             for block in found:
@@ -291,8 +329,16 @@ def main(argv: list[str]) -> int:
         print(unjudged_warning_entries(warned.unjudged), end="")
     for kind in warned.noise:
         print(f"noise: {kind}: {warning_verdicts[kind].reason}")
+    for note in repeated:
+        print(f"repeated note {note}")
+    all_notes = sum(sum(items["note"].values()) for items in per_pair)
+    print(f"notes per pull request: {all_notes / max(len(per_pair), 1):.2f}")
     print(counted.figure())
     print(warned.figure())
+    print(
+        f"figure: realworld_repeated_notes = {len(repeated)} (target 0) "
+        f"{'ok' if not repeated else 'MISSED'}"
+    )
     return 1 if counted.unjudged or warned.unjudged or errors else 0
 
 

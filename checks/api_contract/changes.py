@@ -52,6 +52,8 @@ class Effect:
     # "moved" | "renamed" | "removed" | "absorbed" (a keyword the head's `**kwargs` now takes)
     # | "packed" (a positional argument the head's `*args` now takes)
     # | "keyword-only" | "positional-only" | "missing"
+    # | "defaulted" (leaves out, or may leave out through `*`/`**`, a parameter whose default
+    # changed: it gets the new value; never a failure)
     kind: str
     argument: str  # the argument as code, or the parameter's name for "missing"
     was: str | None = None  # the parameter it bound to at base
@@ -157,13 +159,16 @@ def effects(change: Change, node: ast.Call, *, implicit: int, unchanged: bool) -
                 out.append(Effect("removed", name, name))
         elif name in change.positional_only:
             out.append(Effect("positional-only", name, name, name))
+    given = set(keywords) | {
+        n
+        for n in (_bound(head.positional, j + implicit, False) for j in range(len(positional)))
+        if n
+    }
     if not spread:
-        given = set(keywords) | {
-            n
-            for n in (_bound(head.positional, j + implicit, False) for j in range(len(positional)))
-            if n
-        }
         out += [Effect("missing", name) for name in change.required if name not in given]
+    out += [
+        Effect("defaulted", name) for name, _, _ in change.defaults if spread or name not in given
+    ]
     return out
 
 

@@ -23,6 +23,7 @@ from gradgate.checks.api_contract.callsites import CallIndex
 from gradgate.checks.api_contract.changes import Change, compare
 from gradgate.checks.api_contract.findings import (
     broken,
+    collapsed,
     for_change,
     for_loss,
     skipped,
@@ -60,7 +61,7 @@ class ApiContractCheck(Checking[ApiContractSettings]):
         python = {c.head_path: c for c in ctx.changes if _is_python(c) and c.head_path}
         in_zones = {p for paths in ctx.zones.values() for p in paths}
         changes, parsed = _changed_signatures(python.values(), sources, in_zones, settings.watch)
-        callers = CallIndex([c for c in changes if c.callers_matter])
+        callers = CallIndex([c for c in changes if c.callers_matter or c.defaults])
         findings: list[Finding] = []
         checked = 0
         head_files = ctx.source.list_files(ctx.head_sha) if callers.changes else list(python)
@@ -88,10 +89,12 @@ class ApiContractCheck(Checking[ApiContractSettings]):
                 findings += said
                 checked += n
         accepted: list[Suppression] = []  # what the base's `allow` rules turned into notes
+        said_of_changes: list[Finding] = []
         for change in changes:
             said, allowed = for_change(change, callers.sites(change), allow=settings.allow)
-            findings += said
+            said_of_changes += said
             accepted += allowed
+        findings += collapsed(said_of_changes)
         made_unparsable = _made_unparsable(python.values(), sources, in_zones)
         for path in made_unparsable:
             why = sources.unreadable["head", path]

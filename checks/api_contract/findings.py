@@ -29,6 +29,12 @@ SWAPPED = "loss-arguments-swapped"
 SWAPPED_BEFORE = "loss-arguments-swapped-at-base"
 SKIPPED = "api-file-skipped"
 BROKEN = "api-module-broken"
+DEFAULTED = "defaulted"  # the Effect of a call that leaves out a parameter whose default changed
+UNAFFECTED = "signatures-changed"  # many changes no call site feels, as one note
+_UNAFFECTED = "No call site in this repository is affected"
+# More notes than this of changes no call site feels are one note (issue 36: 2,128 rename notes
+# in one report of a large library's release).
+UNAFFECTED_SHOWN = 3
 
 
 def for_change(
@@ -41,6 +47,12 @@ def for_change(
     so is also a suppression from the config, for the report's list (issue 34)."""
     out = []
     kind, what = _what_changed(change)
+    defaulted = {e.argument for s in sites for e in s.effects if e.kind == DEFAULTED}
+    sites = [
+        replace(s, effects=kept)
+        for s in sites
+        if (kept := tuple(e for e in s.effects if e.kind != DEFAULTED))
+    ]
     if kind is not None:
         where = f"`{_short(change)}`"
         absorbed = [s for s in sites if all(e.kind in _TAKEN for e in s.effects)]
@@ -58,7 +70,7 @@ def for_change(
                 Finding(
                     kind=kind,
                     severity=Severity.NOTE,
-                    message=f"{where}: {what}. No call site in this repository is affected"
+                    message=f"{where}: {what}. {_UNAFFECTED}"
                     + (
                         "; callers elsewhere that pass these arguments positionally would now "
                         "pass them to different parameters, silently. Say so in the changelog."
@@ -71,13 +83,22 @@ def for_change(
                 )
             )
     for name, old, new in change.defaults:
+        # A warning when a call in this repository leaves it out (issue 36: who is affected
+        # decides); else a note for the changelog.
+        felt = name in defaulted
         out.append(
             Finding(
                 kind=DEFAULT,
-                severity=Severity.WARNING,
-                message=f"`{_short(change)}`: the default of "
-                f"`{name}` changed: `{old}` → `{new}`. Every call that leaves `{name}` out now "
-                "gets the new value; pass it explicitly where the old one is meant.",
+                severity=Severity.WARNING if felt else Severity.NOTE,
+                message=f"`{_short(change)}`: the default of `{name}` changed: `{old}` → "
+                f"`{new}`. "
+                + (
+                    f"Every call that leaves `{name}` out now gets the new value; pass it "
+                    "explicitly where the old one is meant."
+                    if felt
+                    else f"{_UNAFFECTED} (none leaves `{name}` out); callers elsewhere that "
+                    "leave it out get the new value. Say so in the changelog."
+                ),
                 file=change.path,
                 line=change.head.line,
                 revision="head",
@@ -182,6 +203,45 @@ def _blocking(
         revision="head",
         details_lang="text",  # a list of call sites, then the rule
     )
+
+
+def collapsed(findings: Sequence[Finding]) -> list[Finding]:
+    """``findings`` with the notes of signature changes no call site feels as one note that
+    counts them by kind and lists each in its details, when there are more than
+    ``UNAFFECTED_SHOWN`` of them; a few stay as they are."""
+    quiet = [
+        f
+        for f in findings
+        if f.severity is Severity.NOTE and f.message.startswith("`") and _UNAFFECTED in f.message
+    ]
+    if len(quiet) <= UNAFFECTED_SHOWN:
+        return list(findings)
+    kinds = Counter(f.kind for f in quiet)
+    counted = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    files = sorted({f.file for f in quiet if f.file})
+    shown = ", ".join(f"`{p}`" for p in files[:3]) + (
+        f" and {len(files) - 3} more files" if len(files) > 3 else ""
+    )
+    positional = kinds[REORDERED] > 0
+    note = Finding(
+        kind=UNAFFECTED,
+        severity=Severity.NOTE,
+        message=f"{len(quiet)} signatures changed ({counted}) in {shown}; no call site in this "
+        "repository is affected. Each is listed in the details"
+        + (
+            "; callers elsewhere that pass arguments positionally to a reordered one would "
+            "now pass them to different parameters, silently: say so in the changelog."
+            if positional
+            else "."
+        ),
+        file=quiet[0].file,
+        details="\n".join(
+            f"{f.file}:{f.line}: {f.message.split(f'. {_UNAFFECTED}')[0]}" for f in quiet
+        ),
+        details_lang="text",
+    )
+    kept = [f for f in findings if f not in quiet]
+    return [*kept, note]
 
 
 def for_loss(

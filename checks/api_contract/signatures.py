@@ -57,17 +57,51 @@ class Signature:
 
 def signatures(tree: ast.Module) -> dict[str, Signature]:
     """Qualified name within the module -> its signature (the last definition wins)."""
-    return {sig.qualname: sig for sig in _defs(tree.body, prefix="", in_class=False)}
+    constants = _constants(tree.body)
+    return {sig.qualname: sig for sig in _defs(tree.body, prefix="", in_class=False,
+                                                constants=constants)}  # fmt: skip
 
 
-def _defs(body: list[ast.stmt], *, prefix: str, in_class: bool) -> Iterator[Signature]:
+def _constants(body: list[ast.stmt]) -> dict[str, ast.expr]:
+    """Module-level names bound once to a literal (`DEFAULT_RANK = 64`): a default that names
+    one is that value (issue 36: `lora_rank=64` -> `lora_rank=DEFAULT_RANK` changed nothing)."""
+    bound: dict[str, list[ast.expr]] = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    bound.setdefault(target.id, []).append(stmt.value)
+        elif isinstance(stmt, ast.AnnAssign | ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            bound.setdefault(stmt.target.id, []).append(stmt.value or ast.Constant(None))
+            if isinstance(stmt, ast.AugAssign):
+                bound[stmt.target.id].append(stmt.target)  # rebound: never a constant
+    return {
+        name: values[0]
+        for name, values in bound.items()
+        if len(values) == 1 and _literal(values[0])
+    }
+
+
+def _literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _defs(
+    body: list[ast.stmt], *, prefix: str, in_class: bool, constants: dict[str, ast.expr]
+) -> Iterator[Signature]:
     for stmt in body:
         if isinstance(stmt, ast.ClassDef):
-            yield from _defs(stmt.body, prefix=f"{prefix}{stmt.name}.", in_class=True)
+            yield from _defs(
+                stmt.body, prefix=f"{prefix}{stmt.name}.", in_class=True, constants=constants
+            )
         elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             kind = _kind(stmt, in_class=in_class)
             if kind is not None:
-                yield _signature(stmt, f"{prefix}{stmt.name}", kind)
+                yield _signature(stmt, f"{prefix}{stmt.name}", kind, constants)
 
 
 def _kind(node: ast.FunctionDef | ast.AsyncFunctionDef, *, in_class: bool) -> Kind | None:
@@ -90,31 +124,50 @@ def _kind(node: ast.FunctionDef | ast.AsyncFunctionDef, *, in_class: bool) -> Ki
 
 
 def _signature(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, kind: Kind
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    qualname: str,
+    kind: Kind,
+    constants: dict[str, ast.expr] | None = None,
 ) -> Signature:
     args = node.args
     positional = [*args.posonlyargs, *args.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
     defaults += args.defaults
     resolved = _sentinels(node.body)
+    constants = constants or {}
     return Signature(
         qualname=qualname,
         kind=kind,
         line=node.lineno,
-        positional=tuple(_param(a, d, resolved) for a, d in zip(positional, defaults, strict=True)),
+        positional=tuple(
+            _param(a, d, resolved, constants) for a, d in zip(positional, defaults, strict=True)
+        ),
         positional_only=len(args.posonlyargs),
         keyword_only=tuple(
-            _param(a, d, resolved) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+            _param(a, d, resolved, constants)
+            for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
         ),
         varargs=args.vararg is not None,
         varkw=args.kwarg is not None,
     )
 
 
-def _param(arg: ast.arg, default: ast.expr | None, resolved: dict[str, ast.expr]) -> Param:
+def _param(
+    arg: ast.arg,
+    default: ast.expr | None,
+    resolved: dict[str, ast.expr],
+    constants: dict[str, ast.expr],
+) -> Param:
+    """``resolved``: the body's `None`-sentinel values; ``constants``: the module's literal
+    names, for a default that names one."""
     if default is None:
         return Param(arg.arg, None, None)
-    value = resolved.get(arg.arg) if _is_none(default) else None
+    if _is_none(default):
+        value = resolved.get(arg.arg)
+    elif isinstance(default, ast.Name):
+        value = constants.get(default.id)
+    else:
+        value = None
     return Param(arg.arg, ast.unparse(default), ast.dump(default),
                  None if value is None else ast.dump(value))  # fmt: skip
 

@@ -67,7 +67,7 @@ class ConfigDocsCheck(Checking[ConfigDocsSettings]):
         ages = Ages(before, base, at_base)  # head signatures name moved files by their base path
         by_head_place = {(moves.get(f.file, f.file), f.key): f for f in base.facts}
         findings: list[Finding] = []
-        earlier: list[Finding] = []
+        earlier: list[tuple[Finding, tuple[tuple[str, int], ...]]] = []
         for d in now:
             age = ages.of(d)
             said = finding(
@@ -78,14 +78,18 @@ class ConfigDocsCheck(Checking[ConfigDocsSettings]):
                 earlier=age is Age.BEFORE,
                 broke=age is Age.BROKE,
             )
-            (earlier if age is Age.BEFORE else findings).append(said)
-        findings += collapsed(earlier, ctx.changes)
+            if age is Age.BEFORE:
+                earlier.append((said, tuple((f.file, f.line) for f in d.facts)))
+            else:
+                findings.append(said)
+        shown, older = collapsed(earlier, ctx.changes)
+        findings += shown
         claims = sum(1 for c in head.claims if isinstance(c, ValueClaim))
         docs = len({c.doc for c in head.claims})
         return finish(
             self.name,
             findings,
-            lambda ordered: summary(ordered, claims=len(head.claims), docs=docs),
+            lambda ordered: summary(ordered, claims=len(head.claims), docs=docs, older=older),
             metrics={
                 "value_claims": claims,
                 "claims": len(head.claims),

@@ -155,15 +155,31 @@ def _path(
     return _finding(d, severity, message, claim.doc, claim.line, suggestion)
 
 
-def collapsed(earlier: Sequence[Finding], changes: Iterable[FileChange]) -> list[Finding]:
-    """The notes about disagreements already there at base: those at a line this PR changed
-    as they are, the rest as one note that counts them and lists each in its details (issue
-    36: five notes the PR did not cause, on every PR, teach a team to skip the section)."""
+def collapsed(
+    earlier: Sequence[tuple[Finding, Sequence[tuple[str, int]]]], changes: Iterable[FileChange]
+) -> tuple[list[Finding], int]:
+    """The notes about disagreements already there at base, each with the places of the facts it
+    compares against, and how many of them are left out. One this PR touched (its doc line, or
+    the line of one of its facts) stays as it is. The rest, when the PR changed a doc that holds
+    them, are one note that counts them and lists each in its details; when it changed none, they
+    are left out of the findings and only counted (issue 36: notes the PR did not cause, the
+    same on every PR, teach a team to skip the section)."""
     touched = {c.path: c.new_lines for c in changes}
-    kept = [f for f in earlier if f.file and any(f.line in s for s in touched.get(f.file, ()))]
-    rest = [f for f in earlier if f not in kept]
+
+    def changed(file: str | None, line: int | None) -> bool:
+        spans = touched.get(file or "")
+        return spans is not None and (line is None or any(line in s for s in spans))
+
+    kept = [
+        f
+        for f, places in earlier
+        if changed(f.file, f.line) or any(changed(file, line) for file, line in places)
+    ]
+    rest = [f for f, _ in earlier if f not in kept]
+    if not any(f.file in touched for f in rest):
+        return kept, len(rest)
     if len(rest) < 2:
-        return [*kept, *rest]
+        return [*kept, *rest], 0
     places = sorted({f.file for f in rest if f.file})
     shown = ", ".join(f"`{p}`" for p in places[:3]) + (
         f" and {len(places) - 3} more files" if len(places) > 3 else ""
@@ -181,15 +197,17 @@ def collapsed(earlier: Sequence[Finding], changes: Iterable[FileChange]) -> list
             details=listed,
             details_lang="text",
         ),
-    ]
+    ], 0
 
 
-def summary(findings: Iterable[Finding], *, claims: int, docs: int) -> str:
+def summary(findings: Iterable[Finding], *, claims: int, docs: int, older: int = 0) -> str:
+    """``older``: disagreements already there at base in docs this PR left alone, not shown."""
     counts = Counter(f.severity for f in findings)
     blocking, notes = counts[Severity.BLOCKING], counts[Severity.NOTE] + counts[Severity.WARNING]
     if blocking:
         return f"{blocking} new disagreement{'s' if blocking > 1 else ''} between docs and configs"
     tail = f"; {notes} note{'s' if notes > 1 else ''}" if notes else ""
+    tail += f"; {older} older, in docs this PR did not change" if older else ""
     files = f"{docs} doc" + ("s" if docs != 1 else "")
     return f"docs agree with configs and code ({claims} claims in {files}{tail})"[:140]
 

@@ -102,6 +102,7 @@ class GradientCheck(Checking[GradientSettings]):
                 for p, comparison in zip(pairs, comparisons, strict=True)
             ]
         )
+        found, older = _untouched_dead_left_out(found, diff)
         names = [f.variant for f in head.variants if f.variant is not None]
         coverage = model_coverage(head.coverage, model_files)
         found += untested_findings(
@@ -113,7 +114,7 @@ class GradientCheck(Checking[GradientSettings]):
         return finish(
             self.name,
             found,
-            lambda findings: _summary(first, findings, variants=len(pairs)),
+            lambda findings: _summary(first, findings, variants=len(pairs), older=older),
             suppressions=tuple(
                 dict.fromkeys(x for c in comparisons for x in accepted(c, settings.allow))
             ),
@@ -242,17 +243,40 @@ def _probe(sides: Revisions, revision: str, request: Mapping[str, Any]) -> Probe
     return found
 
 
-def _summary(c: Comparison, findings: tuple[Finding, ...], *, variants: int = 1) -> str:
+def _untouched_dead_left_out(found: list[Finding], diff: PullDiff) -> tuple[list[Finding], int]:
+    """Parameters dead at base and at head alike, in modules this PR changed no line of, are
+    not the PR's doing: left out of the findings and counted for the summary (issue 36: the
+    same "still dead" note on every PR is learned to skip). Kept when the PR changed the line
+    the note points at, and all kept when the changed lines are unknown."""
+    if not diff.head_lines:
+        return found, 0
+
+    def touched(f: Finding) -> bool:
+        spans = diff.head_lines.get(f.file or "", ())
+        return f.line is not None and any(f.line in span for span in spans)
+
+    left = [f for f in found if f.kind == "gradient-still-dead" and not touched(f)]
+    return [f for f in found if f not in left], len(left)
+
+
+def _summary(
+    c: Comparison, findings: tuple[Finding, ...], *, variants: int = 1, older: int = 0
+) -> str:
     blocking = sum(1 for f in findings if f.severity is Severity.BLOCKING)
     warnings = sum(1 for f in findings if f.severity is Severity.WARNING)
     scope = f"{count(len(c.head.params), 'parameter tensor')} on {c.head.device}"
     scope += f", {count(variants, 'variant')}" if variants > 1 else ""
+    dead = (
+        f"; {count(older, 'parameter group')} dead at base too, in code this PR did not change"
+        if older
+        else ""
+    )
     if blocking:
         said = count(blocking, "blocking finding")
         said += f", {count(warnings, 'warning')}" if warnings else ""
-        return f"{said} ({scope})"
+        return f"{said} ({scope}){dead}"
     warned = f"; {count(warnings, 'warning')}" if warnings else ""
-    return f"every parameter that learned at base still learns ({scope}){warned}"
+    return f"every parameter that learned at base still learns ({scope}){warned}{dead}"
 
 
 def extra(c: Comparison) -> dict[str, Any]:

@@ -5,8 +5,10 @@ what a reader can do about them (issue 36):
 
 - lines a forward pass could reach: in `forward` or `__init__`, in what they call, or in a
   function at a module's top level (another file may call it). When an `if` guards them, its
-  condition names what turns them on: a constructor flag (`self.flash`), a config key
-  (`config.rotary`, `self.cfg.rotary`), a parameter. A variant with it on covers them.
+  condition names what turns them on: a constructor flag (`self.flash`, a parameter of
+  `__init__`), a config key (`config.rotary`, `self.cfg.rotary`). A variant with it on covers
+  them (``named``). A guard that is a local, a helper's result or a `forward` argument
+  (`if block_begin and exists(transform_block_inputs)`) names nothing a variant sets.
 - lines no forward pass reaches: a method that neither `forward`, `__init__` nor anything they
   call calls (`configure_optimizers`, `from_pretrained`, `estimate_mfu`). No variant helps.
 
@@ -31,6 +33,7 @@ class Reach:
     file: str
     reachable: Ranges  # a variant could run them
     guards: tuple[str, ...]  # what turns them on: `flash`, `config.rotary`
+    named: Ranges  # those of ``reachable`` under a guard that names a flag
     unreached: Ranges  # no forward pass runs them
     functions: tuple[str, ...]  # the functions those are in: `GPT.configure_optimizers`
 
@@ -45,11 +48,12 @@ def reach(
     called it (a call from another file is not in this one's text)."""
     tree = _parse(source)
     if tree is None:
-        return Reach(file, tuple(ranges), (), (), ())
+        return Reach(file, tuple(ranges), (), (), (), ())
     functions = _functions(tree)
     live = _reachable(functions)
     live |= {f.qualname for f in functions for n in ran if _inside(f, n)}
     reachable: list[tuple[int, int]] = []
+    named: list[tuple[int, int]] = []
     unreached: list[tuple[int, int]] = []
     guards: list[str] = []
     names: list[str] = []
@@ -57,7 +61,11 @@ def reach(
         owner = _innermost(functions, start)
         if owner is None or owner.qualname in live:
             reachable.append((start, end))
-            guards += _guards(owner.node if owner else tree, start)
+            flags = _guards(owner.node if owner else tree, start, _constructor(owner))
+            flags = flags or _built_under(tree, functions, start)
+            guards += flags
+            if flags:
+                named.append((start, end))
         else:
             unreached.append((start, end))
             names.append(owner.qualname)
@@ -65,6 +73,7 @@ def reach(
         file,
         tuple(reachable),
         tuple(dict.fromkeys(guards)),
+        tuple(named),
         tuple(unreached),
         tuple(dict.fromkeys(names)),
     )
@@ -141,9 +150,44 @@ def _innermost(functions: list[_Function], line: int) -> _Function | None:
     return max(around, key=lambda f: f.node.lineno) if around else None
 
 
-def _guards(scope: ast.AST, line: int) -> list[str]:
-    """What the `if`s around ``line`` test: `flash` for `self.flash`, `config.rotary`, and
-    `not flash` where the lines run when it is false (`if not self.flash`, an `else`)."""
+def _built_under(tree: ast.Module, functions: list[_Function], line: int) -> list[str]:
+    """Lines of a class no `if` guards inside it run when the class is built: the flags that
+    guard where this file builds it (`AttentionResidual(...)` under `elif
+    attn_aggregated_residuals:` in another module's `__init__`), the first such place's."""
+    around = [
+        c
+        for c in ast.walk(tree)
+        if isinstance(c, ast.ClassDef) and c.lineno <= line <= (c.end_lineno or 0)
+    ]
+    if not around:
+        return []
+    name = max(around, key=lambda c: c.lineno).name
+    for f in functions:
+        for call in ast.walk(f.node):
+            if not isinstance(call, ast.Call):
+                continue
+            func = call.func
+            called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if called == name and _innermost(functions, call.lineno) is f:
+                flags = _guards(f.node, call.lineno, _constructor(f))
+                if flags:
+                    return flags
+    return []
+
+
+def _constructor(owner: _Function | None) -> frozenset[str]:
+    """The parameters of ``owner`` when it is a constructor: flags a variant sets."""
+    if owner is None or owner.name != "__init__":
+        return frozenset()
+    args = owner.node.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    return frozenset(names - {"self", "cls"})
+
+
+def _guards(scope: ast.AST, line: int, flags: Collection[str] = ()) -> list[str]:
+    """What the `if`s around ``line`` test: `flash` for `self.flash`, `config.rotary`, a
+    parameter of the constructor among ``flags``, and `not flash` where the lines run when it is
+    false (`if not self.flash`, an `else`)."""
     found: list[str] = []
     for node in ast.walk(scope):
         if not isinstance(node, ast.If | ast.IfExp):
@@ -156,7 +200,7 @@ def _guards(scope: ast.AST, line: int) -> list[str]:
         test, negated = node.test, in_else and not in_body
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, negated = test.operand, not negated
-        found += [f"not {f}" if negated else f for f in _flags(test)]
+        found += [f"not {f}" if negated else f for f in _flags(test, flags)]
     return found
 
 
@@ -167,7 +211,7 @@ def _within(statements: Sequence[ast.AST], line: int) -> bool:
     )
 
 
-def _flags(test: ast.expr) -> list[str]:
+def _flags(test: ast.expr, parameters: Collection[str]) -> list[str]:
     out = []
     for node in ast.walk(test):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
@@ -182,10 +226,6 @@ def _flags(test: ast.expr) -> list[str]:
             and node.value.attr in _CONFIGS
         ):
             out.append(f"{node.value.attr}.{node.attr}")  # `self.config.rotary`
-    if not out:
-        out = [n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id not in _BUILTINS]
+    if not out:  # a constructor's parameter; never a local, a helper or a forward argument
+        out = [n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in parameters]
     return [o for o in out if o not in _CONFIGS]
-
-
-_BUILTINS = frozenset({"None", "True", "False", "isinstance", "len", "hasattr", "getattr", "self",
-                       "torch", "F", "nn", "not"})  # fmt: skip

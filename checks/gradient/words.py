@@ -165,12 +165,40 @@ def untested_words(
         who = "the model did not run"
     if flags:
         runs = "it runs" if it == "it" else "they run"
-        how = f"have the factory return a variant with {listing(flags, 4)} set so that {runs}"
+        on = [f for f in flags if not f.startswith("not ")]
+        # A flag some lines need on and others off is named once, as on: one variant
+        # cannot do both, and the one that turns it on is the one missing.
+        off = [f.removeprefix("not ") for f in flags if f.startswith("not ")]
+        off = [f for f in off if f not in on]
+        state = " and ".join(
+            part
+            for part in (on and f"{listing(on, 4)} set", off and f"{listing(off, 4)} off")
+            if part
+        )
+        how = f"have the factory return a variant with {state} so that {runs}"
     else:
         how = f"have the factory return a variant that runs {it} (an option or config flag on)"
     return (
         f"{who} {shown}, changed by this PR: the gradient check did not test {it}. To cover "
         f"{it}, {how}; the details show the factory's shape."
+    )
+
+
+def unnamed_words(
+    places: Sequence[tuple[str, Sequence[tuple[int, int]]]], variants: Sequence[str]
+) -> str:
+    """Changed lines a forward pass could reach that no variant ran, under nothing a variant
+    sets (a `forward` argument, a local) or outside the model's zones (``places``: file,
+    ranges)."""
+    lines = sum(b - a + 1 for _, ranges in places for a, b in ranges)
+    it = "it" if lines == 1 else "them"
+    shown = ", ".join(spots(file, ranges) for file, ranges in places)
+    who = "none of the model's variants ran" if len(variants) > 1 else "the model did not run"
+    return (
+        f"{who} {shown}, changed by this PR, and no flag of the model's own code turns "
+        f"{it} on (a call argument, a value computed in the forward pass, or a module outside "
+        f"the model's zones): the gradient check did not test {it}. Review {it}, or give "
+        f"{it} a test of its own."
     )
 
 

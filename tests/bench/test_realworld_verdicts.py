@@ -18,8 +18,10 @@ from bench._realworld_verdicts import (
     blocks_in,
     items_in,
     items_line,
+    notes_in,
     parse_verdicts,
     parse_warning_verdicts,
+    repeated_notes,
     tally,
     tally_warnings,
     unjudged_entries,
@@ -153,3 +155,20 @@ def test_every_warning_kind_is_judged_and_noise_or_too_many_misses_the_figure() 
 def test_a_warning_verdict_must_say_useful_or_noise() -> None:
     with pytest.raises(VerdictFileError, match="entry 1: verdict 'true' of a warning"):
         parse_warning_verdicts("- warning: x\n  verdict: 'true'\n  reason: r\n")
+
+
+def _notes(*found: tuple[str, str, str]) -> dict[str, object]:
+    findings = [{"kind": k, "severity": "note", "file": f, "message": m} for k, f, m in found]
+    return {"checks": [{"name": "config-docs", "outcome": "pass", "findings": findings}]}
+
+
+def test_a_note_the_previous_pair_gave_about_a_file_this_pair_left_alone_is_repeated() -> None:
+    old = "`README.md:368` says `post_emb_norm` is `True` (3 other sources disagree too)."
+    moved = "`README.md:371` says `post_emb_norm` is `True` (4 other sources disagree too)."
+    first = notes_in(_notes(("doc-value-mismatch", "README.md", old)))
+    second = notes_in(
+        _notes(("doc-value-mismatch", "README.md", moved), ("zone-touched", "m.py", "m"))
+    )
+    assert len(repeated_notes(first, second, ["m.py"])) == 1  # the same words, lines moved
+    assert repeated_notes(first, second, ["README.md"]) == []  # the pair touched it
+    assert repeated_notes(set(), second, []) == []  # the first pair repeats nothing

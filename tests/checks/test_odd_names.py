@@ -21,7 +21,12 @@ from gradgate.checks.gradient.compare import Change, compare
 from gradgate.checks.gradient.facts import Param, RevisionFacts, Step
 from gradgate.checks.gradient.findings import findings_for as gradient_findings
 from gradgate.checks.gradient.reach import reach
-from gradgate.checks.gradient.words import factory_shape, unreached_words, untested_words
+from gradgate.checks.gradient.words import (
+    factory_shape,
+    unnamed_words,
+    unreached_words,
+    untested_words,
+)
 from gradgate.checks.protected.findings import zone_touched
 
 from tests.checks.api_contract.test_check import pull_request as api_pull_request
@@ -80,6 +85,7 @@ def test_gradient_untested_words_and_factory_shape_take_odd_file_names(odd: str)
     file = f"pkg/{odd}.py"
     assert file in untested_words([(file, [(3, 4)], [odd])], ["default", odd])
     assert file in unreached_words([(file, [(3, 4)], [f"GPT.{odd}"])])
+    assert file in unnamed_words([(file, [(3, 4)])], ["default", odd])
     assert "def build():" in factory_shape(file, [(3, 4)], ["default", odd], odd)
     source = f"class M:\n    def forward(self):\n        if self.x:\n            return '{odd}'\n"
     assert reach(file, [(4, 4)], source).guards == ("x",)

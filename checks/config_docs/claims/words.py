@@ -22,12 +22,14 @@ _ELSEWHERE = re.compile(
 _NAMED_SETUP = re.compile(r"\b(?:[Ff]or|[Oo]n)\s+(?:the\s+)?[A-Z][\w-]*")
 # Words that tell the reader what to do, not what the defaults are (issue 36): "simply set
 # `shift_tokens = 1`", "as long as `l2norm_embed` is set to `True`", "you simply have to set
-# `scale_residual = True`", "`dim` must be divisible by 8". An imperative "set" is one followed
+# `scale_residual = True`", "`dim` must be divisible by 8", "it is recommended you have either
+# `l2norm_embed` or `post_emb_norm` set to `True`". An imperative "set" is one followed
 # by the key; "`lr` is set to 3e-4" states a default and stays a claim.
 _INSTRUCTING = re.compile(
     r"\b(?:simply|just)\s+(?:set|pass|use|add|turn|give)\b"
     r"|\b(?:have|has|need|needs|want|wants)\s+to\b|\bmust\b|\bshould\b|\bas long as\b"
     r"|\bmake sure\b|\bensure\b|\bprovided that\b|\bwhenever\b|\bunless\b"
+    r"|\brecommend\w*|\bsuggest\w*|\badvis\w*|\bbetter to\b|\bbest to\b"
     r"|(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bbe )\bset\s+`"
     r"|^\W*(?:set|pass|use|add|turn|give)\b",
     re.IGNORECASE,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from gradgate.bot.git.repository import GitRepository
 from gradgate.checks.api_contract.check import ApiContractCheck
+from gradgate.checks.api_contract.findings import RENAMED, collapsed
 from gradgate.checks.api_contract.settings import ApiContractSettings
 from gradgate.checks.base import CheckResult, Finding, Outcome, Severity
 from gradgate.checks.context import CheckContext
@@ -323,13 +324,33 @@ def test_a3_a_rename_nobody_calls_by_keyword_is_a_note(repo: GitRepo) -> None:
     assert kinds(result) == [("parameter-renamed", "note")]
 
 
-def test_default_change_warns_with_old_and_new(repo: GitRepo) -> None:
+def test_default_change_warns_with_old_and_new_when_a_call_here_leaves_it_out(
+    repo: GitRepo,
+) -> None:
     head = LOSSES.replace("weight=1.0", "weight=0.5")
-    result = pull_request(repo, {"pkg/losses.py": LOSSES}, {"pkg/losses.py": head})
+    base = {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "pkg/eval.py": EVAL}
+    result = pull_request(repo, base, {"pkg/losses.py": head})
     finding = only(result, "default-changed")
     assert finding.severity is Severity.WARNING
     assert "`weight` changed: `1.0` → `0.5`" in finding.message
     assert result.outcome is Outcome.WARN
+
+
+def test_default_change_no_call_here_leaves_out_is_a_note_for_the_changelog(
+    repo: GitRepo,
+) -> None:
+    # Issue 36: x-transformers 2.31.8 changed two defaults its only callers pass explicitly.
+    head = LOSSES.replace("weight=1.0", "weight=0.5")
+    passes = EVAL.replace("loss(y, out)", "loss(y, out, weight=2.0)")
+    base = {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "pkg/eval.py": passes}
+    result = pull_request(repo, base, {"pkg/losses.py": head})
+    finding = only(result, "default-changed")
+    assert finding.severity is Severity.NOTE
+    assert finding.message.endswith(
+        "No call site in this repository is affected (none leaves `weight` out); callers "
+        "elsewhere that leave it out get the new value. Say so in the changelog."
+    )
+    assert result.outcome is Outcome.PASS
 
 
 # --- scope: zones, `watch`, unreadable files ---------------------------------------------------
@@ -581,3 +602,30 @@ def test_a_caller_with_a_non_ascii_name_is_still_found(repo: GitRepo) -> None:
     )
     finding = only(result, "signature-reordered")
     assert finding.severity is Severity.BLOCKING and "pkg/user.py:5" in finding.message
+
+
+def test_many_signature_changes_no_caller_feels_are_one_note_listing_each(repo: GitRepo) -> None:
+    # Issue 36: a large library's release renamed parameters by the thousand, one note each.
+    base = "".join(f"def f{i}(a, b=1):\n    return a\n\n\n" for i in range(6))
+    head = base.replace("(a, b=1)", "(x, b=1)").replace("return a", "return x")
+    result = pull_request(repo, {"pkg/losses.py": base}, {"pkg/losses.py": head})
+
+    note = only(result, "signatures-changed")
+    assert note.severity is Severity.NOTE
+    assert note.message.startswith(
+        "6 signatures changed (6 parameter-renamed) in `pkg/losses.py`; no call site in this "
+        "repository is affected."
+    )
+    assert note.details is not None and len(note.details.splitlines()) == 6
+    assert note.details.splitlines()[0] == ("pkg/losses.py:1: `f0`: parameter renamed: `a` → `x`")
+    said = "`f0`: parameter renamed: `a` → `x`. No call site in this repository is affected."
+    three = [replace(note, kind=RENAMED, message=said)] * 3
+    assert collapsed(three) == three  # a few stay as they are
+    assert [f.kind for f in collapsed(three * 2)] == ["signatures-changed"]
+
+
+def test_a_few_signature_changes_no_caller_feels_stay_a_note_each(repo: GitRepo) -> None:
+    base = "".join(f"def f{i}(a, b=1):\n    return a\n\n\n" for i in range(6))
+    few = base.replace("def f0(a, b=1):\n    return a", "def f0(x, b=1):\n    return x")
+    result = pull_request(repo, {"pkg/losses.py": base}, {"pkg/losses.py": few})
+    assert kinds(result) == [("parameter-renamed", "note")]

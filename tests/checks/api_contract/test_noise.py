@@ -163,6 +163,19 @@ def test_a_none_sentinel_that_resolves_to_the_same_value_is_no_changed_default()
     assert found is not None and found.defaults == (("scale", "None", "4"),)
 
 
+def test_a_default_that_names_a_module_constant_of_the_same_value_is_no_change() -> None:
+    # x-transformers 2.29.2: `lora_rank = 64` -> `lora_rank = DEFAULT_ATTN_RESIDUAL_LORA_RANK`.
+    base = "def f(x, lora_rank=64):\n    return x\n"
+    head = "DEFAULT_RANK = 64\n\n\ndef f(x, lora_rank=DEFAULT_RANK):\n    return x\n"
+    assert change(base, head) is None
+    assert change(head, base) is None
+    changed = change(base, head.replace("= 64", "= 32"))
+    assert changed is not None and changed.defaults == (("lora_rank", "64", "DEFAULT_RANK"),)
+    # a name bound twice is no constant: its value is not known
+    twice = head.replace("DEFAULT_RANK = 64\n", "DEFAULT_RANK = 64\nDEFAULT_RANK = 32\n")
+    assert change(base, twice) is not None
+
+
 def test_an_unrelated_removal_and_addition_are_not_a_rename() -> None:
     found = change("def f(x, use_bias=True): ...", "def f(x, dropout=0.1): ...")
     assert found is not None and found.renamed == {} and found.removed == ("use_bias",)

@@ -39,7 +39,7 @@ def test_yaml_broken_before_the_pr_is_a_note(repo: GitRepo) -> None:
     result = pull_request(
         repo,
         {"README.md": README, "configs/bad.yaml": "a: [1\n", "train.py": ""},
-        {"train.py": "x = 1\n"},
+        {"train.py": "x = 1\n", "configs/bad.yaml": "a: [1\n\n"},  # touched, still broken
     )
 
     assert result.outcome is Outcome.PASS

@@ -103,7 +103,11 @@ def test_calls_that_still_bind_and_other_packages_calls_pass(repo: GitRepo) -> N
 
 def test_an_example_already_broken_at_base_is_a_note(repo: GitRepo) -> None:
     readme = "# n\n\n```python\nfrom net.model import build\nbuild(64, depth=3)\n```\n"
-    result = pull_request(repo, base_files(readme), {"net/model.py": MODEL + "\n# touched\n"})
+    result = pull_request(
+        repo,
+        base_files(readme),
+        {"net/model.py": MODEL + "\n# touched\n", "README.md": readme + "\nMore below.\n"},
+    )
 
     assert result.outcome is Outcome.PASS
     note = only(notes(result), "doc-example-broken")

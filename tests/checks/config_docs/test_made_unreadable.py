@@ -49,7 +49,7 @@ def test_a_config_padded_past_the_size_limit_blocks_as_made_unreadable(repo: Git
 def test_a_doc_unreadable_at_base_and_head_is_a_note_that_says_so(repo: GitRepo) -> None:
     broken = (README + "caf\xe9\n").encode("latin-1")
     result = pull_request(
-        repo, {"README.md": broken, **CONFIG, "train.py": ""}, {"train.py": "x = 1\n"}
+        repo, {"README.md": broken, **CONFIG, "train.py": ""}, {"README.md": broken + b"more\n"}
     )
 
     assert result.outcome is Outcome.PASS

@@ -7,7 +7,7 @@ The sentences are those of a large transformer library's README that were read a
 
 from __future__ import annotations
 
-from gradgate.checks.base import Severity
+from gradgate.checks.base import Outcome, Severity
 
 from tests.checks.config_docs.pr import blocking, pull_request
 from tests.gitrepo import GitRepo
@@ -30,6 +30,8 @@ The `layers_execute_order` is 0-indexed.
 The model width `dim` must be `1024` for the large preset.
 
 Set `heads: 16` for the wide model.
+
+It is recommended you have either `l2norm_embed` or `shift_tokens` set to `True`, not both.
 """
 
 
@@ -42,7 +44,7 @@ def test_a_sentence_that_states_the_default_is_still_a_claim(repo: GitRepo) -> N
     readme = INSTRUCTING + "\nThe model width `dim` defaults to `1024`; `heads` is set to `16`.\n"
     result = pull_request(repo, {"configs/model.yaml": CONFIG}, {"README.md": readme})
     found = blocking(result)
-    assert sorted(f.line for f in found) == [15, 15], [f.message for f in found]
+    assert sorted(f.line for f in found) == [17, 17], [f.message for f in found]
     assert all(f.kind == "doc-value-mismatch" for f in found)
 
 
@@ -58,11 +60,25 @@ README_DRIFTED = """\
 DRIFTED_CONFIG = "dim: 512\nheads: 8\ndepth: 12\nlr: 3.0e-4\n"
 
 
-def test_disagreements_already_there_are_one_collapsed_note(repo: GitRepo) -> None:
+def test_disagreements_already_there_in_docs_the_pr_left_alone_are_only_counted(
+    repo: GitRepo,
+) -> None:
+    # Issue 36: the same notes on every PR, none of which it caused, are learned to skip.
     result = pull_request(
         repo,
         {"README.md": README_DRIFTED, "configs/model.yaml": DRIFTED_CONFIG},
         {"configs/model.yaml": DRIFTED_CONFIG.replace("3.0e-4", "1.0e-3")},
+    )
+    assert result.findings == ()
+    assert result.outcome is Outcome.PASS
+    assert result.summary.endswith("; 3 older, in docs this PR did not change)")
+
+
+def test_disagreements_already_there_are_one_collapsed_note(repo: GitRepo) -> None:
+    result = pull_request(
+        repo,
+        {"README.md": README_DRIFTED, "configs/model.yaml": DRIFTED_CONFIG},
+        {"README.md": README_DRIFTED + "\nSee the configs for more.\n"},
     )
     (note,) = result.findings
     assert (note.kind, note.severity) == ("doc-disagreements-before", Severity.NOTE)

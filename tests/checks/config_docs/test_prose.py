@@ -139,7 +139,7 @@ def test_a_sentence_drift_already_at_base_is_a_note(repo: GitRepo) -> None:
     result = pull_request(
         repo,
         {"README.md": CONFIG_README, "config/train_gpt2.py": config},
-        {"config/train_gpt2.py": config + "# touched\n"},
+        {"config/train_gpt2.py": config + "# touched\n", "README.md": CONFIG_README + "\nMore.\n"},
     )
 
     assert result.outcome is Outcome.PASS

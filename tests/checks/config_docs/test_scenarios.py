@@ -307,7 +307,9 @@ def test_n13_drift_already_at_base_and_untouched_is_a_note(repo: GitRepo) -> Non
     result = pull_request(
         repo,
         {"README.md": drifted, "configs/train.yaml": TRAIN_YAML, "train.py": ""},
-        {"train.py": "print('hello')\n"},
+        # the PR changes the README elsewhere: a drift in a doc the PR left alone is counted in
+        # the summary only (issue 36, test_noise)
+        {"train.py": "print('hello')\n", "README.md": drifted + "\nSee also the wiki.\n"},
     )
 
     assert result.outcome is Outcome.PASS

@@ -101,20 +101,24 @@ def test_a_change_to_a_branch_the_model_never_takes_is_a_warning_naming_file_and
     assert result.outcome is Outcome.WARN  # a warning never fails the gate
     # One line per PR (issue 36), naming the flag that guards the lines; train.py: not the
     # model's, in no zone.
-    (finding,) = untested(result)
+    finding, note = untested(result)
     assert finding.severity is Severity.WARNING and finding.line == first
     assert finding.file == "attend.py"
     assert finding.message.startswith(
-        f"the model did not run `attend.py:{first}–{first + 1}` (under `flash`), "
-        "`kernels.py:4–5`, changed by this PR: the gradient check did not test them. To cover "
-        "them, have the factory return a variant with `flash` set so that they run"
+        f"the model did not run `attend.py:{first}–{first + 1}` (under `flash`), changed by "
+        "this PR: the gradient check did not test them. To cover them, have the factory return "
+        "a variant with `flash` set so that they run"
     )
     assert finding.details is not None and finding.details_lang == "python"
     assert '"default": (model, inputs),' in finding.details
     assert '"flash": (flash, inputs),' in finding.details
     # a module never imported, in a zone that requires the check: its function's body (module
-    # level code, imports and `def` lines, counts only as code that runs at import)
-    assert "`kernels.py:4–5`" in finding.message
+    # level code, imports and `def` lines, counts only as code that runs at import). Nothing
+    # the check can name turns it on, so it is a note, not advice to add a variant.
+    assert note.severity is Severity.NOTE
+    assert note.message.startswith(
+        "the model did not run `kernels.py:4–5`, changed by this PR, and"
+    )
     assert result.metrics["changed_lines_ran"] == 0
     report = Report(verdict=verdict_for([result]), results=(result,))
     markdown = render(report, "markdown")
@@ -201,3 +205,23 @@ def test_the_warning_names_every_range_of_a_file_once_and_says_it_or_them() -> N
         "`flash`), `m/rope.py:3`, changed by this PR"
     )
     assert "To cover them, have the factory return a variant with `flash` set so that" in many
+    both = untested_words([("a.py", [(1, 1)], ["flash"]), ("a.py", [(5, 5)], ["not flash"])], [])
+    assert "a variant with `flash` set so that they run" in both  # never both set and off
+
+
+def test_parameters_dead_at_both_revisions_in_code_the_pr_left_alone_are_only_counted(
+    tmp_path: Path,
+) -> None:
+    # Issue 36: `gate` never runs in `default`, on every PR alike; a PR that changes no line of
+    # its module gets no note about it, and the summary counts it.
+    head = ATTEND.replace(
+        "def build():\n    torch.manual_seed(0)", "def build():\n    torch.manual_seed(1)"
+    )
+
+    result = run(tmp_path, {"attend.py": head}, entry="attend.py:build_variants")
+
+    assert [f for f in result.findings if f.kind == "gradient-still-dead"] == []
+    assert result.outcome is Outcome.PASS
+    assert result.summary.endswith(
+        "; 1 parameter group dead at base too, in code this PR did not change"
+    )
