@@ -82,10 +82,14 @@ for module in "${modules[@]}"; do
     # -m 'not slow': the package's tests but the slow group (tests/conftest.py), as test.sh runs.
     # A mutant gets 3x the unmutated run plus 10 s before it counts as a timeout: the machine is
     # shared. timeout signals mutmut's whole process group, the test run it started included.
+    # mutmut 2 counts a mutant killed only when the tests exit 1, and pytest exits 2 when a test
+    # file fails to import: a mutant that breaks the module's import (an enum value set to None,
+    # a dataclass decorator dropped) read as a survivor. The runner makes any failure exit 1.
     code=0
     nice -n 19 timeout -k 30 "$budget" python -m mutmut run \
         --paths-to-mutate "$module" --tests-dir "${tests%% *}" \
-        --runner "python -m pytest -x -q -p no:cacheprovider -n 0 -m 'not slow' $tests" \
+        --runner "python -c 'import sys, pytest; sys.exit(pytest.main(sys.argv[1:]) and 1)' \
+            -x -q -p no:cacheprovider -n 0 -m 'not slow' $tests" \
         --test-time-multiplier 3 --test-time-base 10 --simple-output --no-progress \
         >"$state/$(key "$module").log" 2>&1 || code=$?
     restore

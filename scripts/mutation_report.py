@@ -32,7 +32,10 @@ def equivalents(module: str) -> dict[str, str]:
     found = {}
     for line in EQUIVALENT.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
-            where, mutated, reason = (part.strip() for part in line.split(" | ", 2))
+            # The mutated line may hold " | " itself (`str | None`); the reason does not.
+            where, rest = line.split(" | ", 1)
+            mutated, reason = rest.rsplit(" | ", 1)
+            where, mutated, reason = where.strip(), mutated.strip(), reason.strip()
             if where == module:
                 found[mutated] = reason
     return found

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 from gradgate.bot.app.approval import Approved, Refused, approve
 from gradgate.bot.app.combine import from_wire, merge, to_rerun, to_wire
-from gradgate.bot.app.trust import Gpu, hold_for, may_run_code, needs_gpu
+from gradgate.bot.app.trust import Gpu, deferred_to_gpu, hold_for, may_run_code, message, needs_gpu
 from gradgate.bot.plan.plan import ConfigOrigin, Plan, PlannedCheck
 from gradgate.bot.report.render import Report
 from gradgate.bot.report.verdict import Verdict, verdict_for
+from gradgate.bot.templates import render_template
 from gradgate.checks.base import CheckResult, CheckSettings, Outcome
 
 A, B = "a" * 40, "b" * 40
@@ -61,6 +62,21 @@ def test_an_ok_to_test_binds_to_the_head_when_it_was_written(
     assert got == expected
 
 
+@pytest.mark.parametrize(
+    ("refused", "words"),
+    [
+        (Refused.MOVED, f"changed (`{A[:7]}` → `{B[:7]}`)"),
+        (Refused.CONFIRM, f"comment `/ok-to-test {B}` to let gradgate run its code"),
+    ],
+)
+def test_each_refusal_is_answered_in_its_own_words(refused: Refused, words: str) -> None:
+    """The App replies with the refusal's value as the reply's `why` (decide._approve)."""
+    body = render_template(
+        "recheck_reply.md.j2", marker="", why=str(refused), author="octo", head_sha=B, seen=A
+    )
+    assert words in body and "is approved" not in body
+
+
 class Device(CheckSettings):
     device: str = "cpu"
 
@@ -83,6 +99,15 @@ def test_untrusted_runs_static_checks_and_holds_code_checks() -> None:
     assert hold(planned("protected", code=False), CheckSettings()) is None
     waiting = hold(planned("gradient", code=True), Device(device="cuda"))
     assert waiting is not None and "/ok-to-test" in waiting and len(waiting) <= 140
+
+
+def test_an_untrusted_run_does_the_checkpoint_checks_static_part_and_holds_the_rest() -> None:
+    """Only a check that opts in (the checkpoint check) runs its file-reading part unapproved;
+    every other code-running check, and one gradgate does not know, waits for /ok-to-test."""
+    hold = hold_for(user_code=False, gpu=Gpu.DEFER, auto_to_gpu=True)
+    assert hold(planned("checkpoint", code=True), Device(device="cuda")) is None
+    for name in ("gradient", "behaviour", "no-such-check"):
+        assert hold(planned(name, code=True), CheckSettings()) == message("wait-ok-to-test")
 
 
 def test_a_cpu_worker_defers_gpu_checks_and_a_gpu_worker_runs_them() -> None:
@@ -113,6 +138,21 @@ def report(*results: CheckResult, head: str = A) -> Report:
     return Report(
         verdict=verdict_for(results), results=results, plan=plan, head_sha=head, base_sha=B
     )
+
+
+def test_only_the_checks_waiting_for_a_gpu_go_to_the_gpu_half() -> None:
+    """The GPU half gets what waits for a GPU worker; not what waits for /ok-to-test, nor what
+    finished."""
+    waiting = [
+        CheckResult(check="gradient", outcome=Outcome.WAITING, summary=message("wait-gpu")),
+        CheckResult(check="protected", outcome=Outcome.PASS, summary="ok"),
+        CheckResult(
+            check="checkpoint", outcome=Outcome.WAITING, summary=message("wait-ok-to-test")
+        ),
+        CheckResult(check="behaviour", outcome=Outcome.WAITING, summary=message("wait-gpu")),
+    ]
+    assert deferred_to_gpu(report(*waiting)) == ("gradient", "behaviour")
+    assert deferred_to_gpu(report(*waiting[1:3])) == ()
 
 
 def test_a_waiting_check_keeps_the_verdict_pending_never_success() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 from gradgate.bot.github.checkruns import (
@@ -12,7 +13,7 @@ from gradgate.bot.github.checkruns import (
     superseded_check_runs,
 )
 from gradgate.bot.github.client import Connection, GitHubClient, RetryPolicy
-from gradgate.bot.github.outcome import post_final, post_pending, post_superseded
+from gradgate.bot.github.outcome import Pending, post_final, post_pending, post_superseded
 from gradgate.checks.base import Outcome, Severity
 from gradgate.checks.errors import GitHubError
 
@@ -225,3 +226,155 @@ def test_final_says_what_it_left_in_progress_so_the_next_run_can_conclude_it(
         assert fresh.check_runs == {n: r.id for n, r in repo.latest_check_runs(NEWER).items()}
     assert set(fresh.running) == {"gradgate", "gradgate/protected"}
     assert github.violations == []
+
+
+def _client(github: FakeGitHub, *, checks: bool) -> GitHubClient:
+    github.open_pull(REPO, 7, head=HEAD, base=BASE, author="alice")
+    token = github.token(checks=checks)
+    return GitHubClient(Connection(api_url=github.url, token=token, repo=REPO, retry=FAST))
+
+
+def _failing(github: FakeGitHub, requests: str) -> None:
+    """Every try of the next request matching ``requests`` fails with a 502."""
+    github.faults.only = re.compile(requests)
+    github.faults.fail_next(FAST.total + 1, status=502)
+
+
+def test_check_runs_github_failed_to_create_are_not_replaced_by_statuses(
+    github: FakeGitHub,
+) -> None:
+    """Only a 403 (no `checks: write`) switches to statuses; a 5xx is the pending phase's error,
+    and the final phase still makes every check run."""
+    client = _client(github, checks=True)
+    _failing(github, r"^POST .*/check-runs$")
+
+    pending = post_pending(
+        client, plan(), head_sha=HEAD, base_sha=BASE, config_hash=None, details_url=URL
+    )
+
+    assert (pending.check_runs, pending.running) == ({}, ())
+    assert "could not create check run `gradgate`" in str(pending.error)
+    assert github.repo(REPO).statuses == []
+    left = post_final(client, report(finding(1)), details_url=URL, pending=pending)
+    runs = github.repo(REPO).latest_check_runs(HEAD)
+    assert runs["gradgate"].conclusion == "failure" and left.check_runs is not None
+    assert set(left.check_runs) == set(runs) and left.running == ()
+
+
+def test_statuses_github_failed_to_set_are_the_pending_phases_error(github: FakeGitHub) -> None:
+    client = _client(github, checks=False)
+    _failing(github, r"^POST .*/statuses/")
+
+    pending = post_pending(
+        client, plan(), head_sha=HEAD, base_sha=BASE, config_hash=None, details_url=URL
+    )
+
+    assert pending.check_runs is None and pending.running == ("gradgate",)
+    assert "could not set status `gradgate`" in str(pending.error)
+    post_final(client, report(), details_url=URL, pending=pending)
+    statuses = github.repo(REPO).latest_statuses(HEAD)
+    assert {"gradgate", "gradgate/protected", "gradgate/gradient"} <= set(statuses)
+    assert {s.state for s in statuses.values()} == {"success"}
+
+
+def test_check_runs_that_cannot_be_completed_leave_error_statuses_never_the_verdict(
+    github: FakeGitHub,
+) -> None:
+    client = _client(github, checks=True)
+    pending = post_pending(
+        client, plan(), head_sha=HEAD, base_sha=BASE, config_hash=None, details_url=URL
+    )
+    assert pending.check_runs is not None
+    _failing(github, rf"^PATCH .*/check-runs/{pending.check_runs['gradgate/protected']}$")
+
+    with pytest.raises(GitHubError):
+        post_final(client, report(), details_url=URL, pending=pending)
+
+    statuses = github.repo(REPO).latest_statuses(HEAD)
+    assert {"gradgate", "gradgate/protected", "gradgate/gradient"} <= set(statuses)
+    assert {s.state for s in statuses.values()} == {"error"}
+    assert statuses["gradgate"].description == (
+        "gradgate could not publish its check runs (GitHub answered with an error); "
+        "comment /recheck to try again"
+    )
+
+
+def test_a_superseded_run_concludes_every_check_run_it_can_then_says_which_failed(
+    github: FakeGitHub,
+) -> None:
+    client = _client(github, checks=True)
+    pending = post_pending(
+        client, plan(), head_sha=HEAD, base_sha=BASE, config_hash=None, details_url=URL
+    )
+    assert pending.check_runs is not None
+    _failing(github, rf"^PATCH .*/check-runs/{pending.check_runs['gradgate']}$")
+
+    with pytest.raises(GitHubError):
+        post_superseded(client, pending, head_sha=HEAD, newer_head=NEWER, details_url=URL)
+
+    runs = github.repo(REPO).latest_check_runs(HEAD)
+    assert (runs["gradgate"].status, runs["gradgate/protected"].conclusion) == (
+        "in_progress",
+        "cancelled",
+    )
+
+
+def test_superseded_statuses_are_each_tried_and_the_first_failure_raised(
+    github: FakeGitHub,
+) -> None:
+    client = _client(github, checks=False)
+    pending = post_pending(
+        client, plan(), head_sha=HEAD, base_sha=BASE, config_hash=None, details_url=URL
+    )
+    _failing(github, r"^POST .*/statuses/")
+
+    with pytest.raises(GitHubError):
+        post_superseded(client, pending, head_sha=HEAD, newer_head=NEWER, details_url=URL)
+
+    statuses = github.repo(REPO).latest_statuses(HEAD)
+    assert {c: s.state for c, s in statuses.items() if c in pending.running} == {
+        "gradgate": "pending",
+        "gradgate/protected": "error",
+    }
+
+
+def test_a_final_phase_without_a_pending_one_that_cannot_create_check_runs_says_error(
+    github: FakeGitHub,
+) -> None:
+    """A 5xx is no sign the token lacks `checks: write`: no switch to the report's statuses."""
+    client = _client(github, checks=True)
+    _failing(github, r"^POST .*/check-runs$")
+
+    with pytest.raises(GitHubError, match="could not create check run"):
+        post_final(client, report(), details_url=URL)
+
+    statuses = github.repo(REPO).latest_statuses(HEAD)
+    assert "gradgate" in statuses and {s.state for s in statuses.values()} == {"error"}
+
+
+def test_a_pending_phase_that_went_well_reports_no_error_and_one_that_marked_nothing_leaves_nothing(
+    github: FakeGitHub,
+) -> None:
+    client = _client(github, checks=False)
+    pending = post_pending(
+        client, plan(), head_sha=HEAD, base_sha=BASE, config_hash=None, details_url=URL
+    )
+    assert pending.error is None  # the Action says "pending failed" otherwise
+    before = len(github.requests("POST"))
+
+    post_superseded(client, Pending(None), head_sha=HEAD, newer_head=NEWER, details_url=URL)
+
+    assert len(github.requests("POST")) == before
+
+
+def test_a_report_without_a_head_is_refused_before_anything_is_published(
+    github: FakeGitHub,
+) -> None:
+    client = _client(github, checks=True)
+    headless = dataclasses.replace(report(), head_sha=None)
+
+    with pytest.raises(
+        ValueError, match=r"^a report published to GitHub names the head it was computed for$"
+    ):
+        post_final(client, headless, details_url=URL)
+    assert github.repo(REPO).check_runs == {} and github.repo(REPO).statuses == []

@@ -5,10 +5,11 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import pytest
 from gradgate.bot.config.model import Config, load_config
 from gradgate.bot.github.matrix import github_matrix
 from gradgate.bot.github.ports import Status
-from gradgate.bot.github.statuses import final_statuses, fit, pending_statuses
+from gradgate.bot.github.statuses import _status, final_statuses, fit, pending_statuses
 from gradgate.bot.plan.plan import ConfigOrigin, make_plan
 from gradgate.bot.report.render import STATUS_LIMIT
 from gradgate.checks import REGISTRY
@@ -118,3 +119,24 @@ def test_the_default_runner_is_githubs_hosted_linux() -> None:
     include = json.loads(_matrix(github_matrix(planned, Config()))["matrix"])["include"]
 
     assert include == [{"check": "protected", "runs_on": ["ubuntu-latest"]}]
+
+
+def test_a_description_that_just_fits_is_kept_whole() -> None:
+    stamp = " · base 1234567 · config none"
+    exact = "w" * (STATUS_LIMIT - len(stamp))
+    assert fit(exact, stamp) == exact + stamp
+    assert fit(exact + "w", stamp) == "w" * (len(exact) - 1) + "…" + stamp
+
+
+def test_a_pass_without_a_base_config_is_pending_on_the_commit_never_success() -> None:
+    """GitHub has no neutral status: what the PR's own config passed must not read as a pass."""
+    adopting = dataclasses.replace(
+        report(), plan=dataclasses.replace(plan(), config_origin=ConfigOrigin.HEAD)
+    )
+    states = {s.context: s.state for s in final_statuses(adopting, target_url=URL)}
+    assert states["gradgate"] == "pending" and "success" not in states.values()
+
+
+def test_a_state_github_has_no_status_for_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"^not a commit status state: 'neutral'$"):
+        _status("gradgate", "neutral", "not gated", "", URL)

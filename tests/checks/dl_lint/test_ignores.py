@@ -7,6 +7,9 @@ from collections.abc import Callable
 
 import pytest
 from gradgate.checks.base import Outcome, Severity
+from gradgate.checks.diff import LineSpan
+from gradgate.checks.dl_lint.ignores import AtBase, Weighed, at_base, unignored, weigh
+from gradgate.checks.dl_lint.scan import Hit
 from gradgate.checks.dl_lint.settings import DlLintSettings, RuleSetting
 
 from tests.checks.dl_lint.test_rules import CASES, _place, flagged, line_of, pull_request
@@ -276,3 +279,91 @@ def test_an_ignore_the_change_adds_to_a_config_comment_leaves_comment_language_b
     assert [(s.rule, s.origin, s.line) for s in result.suppressions] == [
         ("comment-language", "change", 3)
     ]
+
+
+# The weighing itself (pure), on a file as the check reads it: a base's hits and lines, a head's
+# hit and the lines the change added or edited.
+LOAD = "state = torch.load(path)"
+IGNORED = f"{LOAD}  # gradgate: ignore[load-unsafe]"
+
+
+def _hit(line: int, end: int | None = None, **words: str) -> Hit:
+    return Hit("load-unsafe", line, end or line, f"load-unsafe:{line}", words)
+
+
+def _weigh(hit: Hit, lines: list[str], base: AtBase, *, changed: tuple[int, ...] = ()) -> Weighed:
+    spans = [LineSpan(n, n) for n in changed]
+    return weigh(hit, blocking=True, lines=lines, changed=spans, base=base)
+
+
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# gradgate: ignore[load-unsafe]",
+        "# gradgate: ignore",
+        "#gradgate:ignore[hook-in-forward, load-unsafe]",
+        "# gradgate: ignore[ hook-in-forward ,load-unsafe ]",
+    ],
+)
+def test_an_ignore_naming_the_rule_among_others_or_none_counts_where_it_stood(
+    comment: str,
+) -> None:
+    lines = ["import torch", f"{LOAD}  {comment}"]
+    base = at_base([_hit(2)], [], lines)
+    assert _weigh(_hit(2), lines, base) == Weighed(stands=False, origin="base")
+    assert _weigh(_hit(2), lines, base, changed=(2,)) == Weighed(
+        stands=True, origin="change", added=f"`{comment}`"
+    )
+
+
+def test_an_ignore_naming_only_other_rules_is_no_ignore_at_all() -> None:
+    lines = ["import torch", f"{LOAD}  # gradgate: ignore[hook-in-forward,load-unsafe-ish]"]
+    base = at_base([_hit(2)], [], lines)
+    assert base == AtBase()
+    assert _weigh(_hit(2), lines, base) == Weighed(stands=True)
+    assert _weigh(_hit(2), lines, base, changed=(2,)) == Weighed(stands=True)
+
+
+def test_a_statement_without_an_ignore_stands_with_nothing_said_about_suppressions() -> None:
+    lines = ["import torch", LOAD]
+    assert _weigh(_hit(2), lines, at_base([_hit(2)], [], lines)) == Weighed(stands=True)
+
+
+def test_an_ignore_on_any_line_of_the_statement_counts_and_none_beside_it() -> None:
+    lines = ["state = torch.load(", "    path,  # gradgate: ignore[load-unsafe]", ")", IGNORED]
+    base = at_base([_hit(1, 3), _hit(4)], [], lines)
+    assert _weigh(_hit(1, 3), lines, base) == Weighed(stands=False, origin="base")
+    # The line after a statement, or before it, is another statement's, even with the same text.
+    assert _weigh(_hit(3), lines, base) == Weighed(stands=True)
+    head = [LOAD, IGNORED]
+    assert _weigh(_hit(1), head, at_base([_hit(1)], [], head)) == Weighed(stands=True)
+
+
+def test_an_ignore_above_a_base_hit_was_not_in_it_and_does_not_count_later() -> None:
+    """Line 1 was no hit at base (say its function took no `device`, for `hardcoded-cuda`) and
+    is one at head, unchanged: its ignore never stood on a hit, so the finding stands."""
+    lines = [IGNORED, LOAD]
+    base = at_base([_hit(2)], [], lines)
+    assert base == AtBase()
+    assert _weigh(_hit(1), lines, base) == Weighed(
+        stands=True, origin="change", added="`# gradgate: ignore[load-unsafe]`"
+    )
+
+
+def test_an_explanation_that_stood_at_base_clears_a_blocking_rule_on_any_of_its_lines() -> None:
+    lines = ["# a slow filesystem: two hours is what it takes", LOAD, "# the last line, too"]
+    said = at_base([_hit(2, explained="1,3")], [], lines)
+    assert said.explanations == {f"load-unsafe\n{lines[0]}", f"load-unsafe\n{lines[2]}"}
+    for explained in ("1", "3", "1,3"):
+        hit = _hit(2, explained=explained)
+        assert _weigh(hit, lines, said) == Weighed(stands=False, origin="base"), explained
+    written = at_base([_hit(2)], [], lines)
+    assert _weigh(_hit(2, explained="3"), lines, written) == Weighed(
+        stands=True, origin="change", added="comment on the statement"
+    )
+
+
+def test_an_ignore_comment_is_taken_out_of_the_line_and_nothing_put_in_its_place() -> None:
+    line = "  heads: 8  # 注意  # gradgate: ignore[comment-language]"
+    assert unignored(line) == "  heads: 8  # 注意  "
+    assert unignored("x = 1  #gradgate:ignore") == "x = 1  "

@@ -3,8 +3,10 @@ already at base, and honours `checks.dl-lint.rules` (`# gradgate: ignore[RULE]`:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from gradgate.checks.base import CheckResult, Outcome, Severity
@@ -126,6 +128,50 @@ def _outcome(grade: str) -> Outcome:
 
 Maker = Callable[..., GitRepo]
 RULE_CASES = pytest.mark.parametrize(("base", "added", "rule", "grade"), CASES)
+
+
+GOLDEN = Path(__file__).parent / "golden" / "findings.txt"
+EVALUATE = "import torch\n\ndef evaluate(model, x):\n    model.eval()\n    return model(x)\n"
+CONFIG = "model:\n  dim: 512  # width of the residual stream\n"
+
+
+def test_every_rules_finding_reads_as_its_golden_file(repo: GitRepo, make_repo: Maker) -> None:
+    """The words a reader gets for each rule at its default grade (golden/findings.txt): one
+    pull request adds every case's line, drops an `eval()` and writes a config comment in
+    another language (`comment-language` is off unless a config grades it, as the second pull
+    request's does)."""
+    base = {f"{case.id}.py": case.values[0] for case in CASES}
+    head = {f"{case.id}.py": _place(case.values[0], case.values[1]) for case in CASES}
+    base |= {"evaluate.py": EVALUATE, "configs/model.yaml": CONFIG}
+    head |= {
+        "evaluate.py": EVALUATE.replace("    model.eval()\n", ""),
+        "configs/model.yaml": CONFIG + "  heads: 8  # 注意力头的数量\n",
+    }
+    findings = pull_request(repo, base, head).findings
+    graded = RuleSetting(severity="note", reason="one language in configs")
+    settings = DlLintSettings(rules={"comment-language": graded})
+    configs = ({"c.yaml": CONFIG}, {"c.yaml": head["configs/model.yaml"]})
+    findings += pull_request(make_repo("graded"), *configs, settings=settings).findings
+    text = "".join(f"{f.file}:{f.line} {f.severity}\n{f.message}\n\n" for f in findings)
+    if os.environ.get("GRADGATE_UPDATE_GOLDEN"):
+        GOLDEN.parent.mkdir(exist_ok=True)
+        GOLDEN.write_text(text, encoding="utf-8")
+        pytest.fail(f"GRADGATE_UPDATE_GOLDEN is set: rewrote {GOLDEN.name}; review it")
+    assert text == GOLDEN.read_text(encoding="utf-8"), (
+        f"regenerate with GRADGATE_UPDATE_GOLDEN=1 and review {GOLDEN}"
+    )
+
+
+@pytest.mark.parametrize("grade", ["note", "warning"])
+def test_the_config_can_grade_a_blocking_rule_down(repo: GitRepo, grade: str) -> None:
+    base, added, rule, _ = next(c.values for c in CASES if c.id == "hook-in-forward")
+    settings = DlLintSettings(rules={rule: RuleSetting(severity=grade, reason="legacy model")})
+    head = _place(base, added)
+    result = pull_request(repo, {"net.py": base}, {"net.py": head}, settings=settings)
+
+    assert flagged(result) == [(rule, grade, line_of(head, added.strip()))]
+    assert result.outcome is _outcome(grade)
+    assert f"(graded {grade} here: legacy model)" in result.findings[0].message
 
 
 @RULE_CASES

@@ -72,3 +72,34 @@ def test_the_cpu_meter_counts_the_tensors_a_step_keeps_alive_at_once() -> None:
         torch.ones(250_000)  # 1 MB again, after both were freed
 
     assert tensor_peak([step], [weights]) == 4_000 + 2_000_000
+
+
+def test_the_ratio_is_head_over_base_round_by_round() -> None:
+    timing = judge("train", [2.0, 4.0, 8.0], [3.0, 6.0, 12.0], limit=1.25, confidence=0.95)
+
+    assert (timing.base, timing.head, timing.ratio) == (4.0, 6.0, 1.5)
+    assert (timing.low, timing.high, timing.verdict) == (1.5, 1.5, "beyond")
+    faster = judge("train", [2.0, 4.0, 8.0], [1.0, 2.0, 4.0], limit=1.25, confidence=0.95)
+    assert (faster.ratio, faster.verdict) == (0.5, "ok")
+
+
+def test_a_slowdown_of_exactly_the_limit_is_within_it() -> None:
+    timing = judge("memory", [4.0] * 5, [5.0] * 5, limit=1.25, confidence=0.95)
+
+    assert (timing.low, timing.high, timing.verdict) == (1.25, 1.25, "ok")
+
+
+def test_the_interval_holds_about_its_confidence_of_the_resampled_medians() -> None:
+    """A percentile bootstrap: resampling the same rounds afresh (another seed), about
+    ``confidence`` of the medians fall inside the interval, and a higher confidence widens it."""
+    import random
+    import statistics
+
+    rng = random.Random(7)
+    ratios = [1.0 + rng.random() for _ in range(50)]  # no two medians alike: no ties at a bound
+    medians = [statistics.median(rng.choices(ratios, k=50)) for _ in range(4000)]
+    for confidence in (0.5, 0.8, 0.95):
+        low, high = interval(ratios, confidence=confidence)
+        inside = sum(low <= m <= high for m in medians) / len(medians)
+        assert confidence - 0.04 <= inside <= confidence + 0.04, (confidence, inside)
+    assert interval(ratios, confidence=0.5)[1] < interval(ratios, confidence=0.95)[1]
