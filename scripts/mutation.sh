@@ -70,6 +70,7 @@ tests_for() { # the module's package's tests: the nearest folder under tests/ th
     echo "$dir"
 }
 
+runner='import sys, pytest; sys.exit(pytest.main(sys.argv[1:]) != 0)'
 status=0
 for module in "${modules[@]}"; do
     tests=${tests_override:-$(tests_for "$module")}
@@ -82,10 +83,13 @@ for module in "${modules[@]}"; do
     # -m 'not slow': the package's tests but the slow group (tests/conftest.py), as test.sh runs.
     # A mutant gets 3x the unmutated run plus 10 s before it counts as a timeout: the machine is
     # shared. timeout signals mutmut's whole process group, the test run it started included.
+    # mutmut 2 counts a mutant as killed only when the runner exits 1, so a mutant that breaks
+    # the module's import (pytest's exit 2, a collection error) would read as a survivor: the
+    # runner says 1 for any failure.
     code=0
     nice -n 19 timeout -k 30 "$budget" python -m mutmut run \
         --paths-to-mutate "$module" --tests-dir "${tests%% *}" \
-        --runner "python -m pytest -x -q -p no:cacheprovider -n 0 -m 'not slow' $tests" \
+        --runner "python -c '$runner' -x -q -p no:cacheprovider -n 0 -m 'not slow' $tests" \
         --test-time-multiplier 3 --test-time-base 10 --simple-output --no-progress \
         >"$state/$(key "$module").log" 2>&1 || code=$?
     restore

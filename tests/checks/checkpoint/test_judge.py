@@ -9,7 +9,6 @@ from typing import Any
 
 from gradgate.checks.checkpoint.judge import (
     MIGRATED,
-    SAVED,
     Judgement,
     is_environmental,
     judge,
@@ -74,7 +73,8 @@ def judged(
     rules: Sequence[tuple[str, str | None]] = (),
     base_keys: frozenset[str] | None = None,
 ) -> Judgement:
-    runs = {SAVED: saved} if migrated is None else {SAVED: saved, MIGRATED: migrated}
+    # "saved" as the child names the dry run of the file as it is (child/programs.py)
+    runs = {"saved": saved} if migrated is None else {"saved": saved, MIGRATED: migrated}
     return judge(entries, shared, model, runs, used or {}, rules, base_keys=base_keys)
 
 
@@ -87,6 +87,9 @@ def test_words_about_the_machine_make_a_condition_environmental_in_any_case() ->
     assert is_environmental("torch.cuda.is_available()")
     assert is_environmental("HAS_FLASH and x")
     assert is_environmental("except ImportError")
+    assert is_environmental("self.device == 'cuda'")
+    assert is_environmental("except AttributeError")
+    assert is_environmental("sys.platform == 'darwin'")
     assert not is_environmental("config.use_bias")
     assert not is_environmental("self.n_layers > 2")
 
@@ -99,6 +102,16 @@ def test_a_missing_key_whose_tied_twin_loaded_is_not_missing() -> None:
     got = judged(entries, model, load(missing=["head.weight"], loaded=["embed.weight"]))
     assert got.missing == ()
     assert not got.breaks
+
+
+def test_every_missing_key_is_sorted_after_one_a_tied_twin_explains() -> None:
+    model = model_of(
+        {"embed.weight": t(4, 2), "head.weight": t(4, 2), "norm.weight": t(2)},
+        tied=[("embed.weight", "head.weight")],
+    )
+    run = load(missing=["head.weight", "norm.weight"], loaded=["embed.weight"])
+    got = judged({"embed.weight": t(4, 2)}, model, run)
+    assert got.missing == ("norm.weight",)
 
 
 def test_a_missing_key_whose_twin_did_not_load_either_is_missing() -> None:
@@ -235,7 +248,17 @@ def test_with_migrations_declared_the_migrated_run_and_keys_are_judged() -> None
     assert not got.breaks
     assert got.passed_by == ((r"^fc\.", "classifier.", 1),)
     # keys as migrated match the model's: the model's own hooks did nothing to explain
+    hooked = model_of({"classifier.weight": t(4, 2)}, shims=[HOOK])
+    got = judged(entries, hooked, saved, migrated=migrated, used=used, rules=rules)
     assert got.shims == ()
+    # still broken after the migrations: the inference starts from the keys as migrated
+    head = model_of({"classifier.weight": t(4, 2), "out.weight": t(2, 2)})
+    entries = {"fc.weight": t(4, 2), "proj.weight": t(2, 2)}
+    still = load(missing=["out.weight"], unexpected=["proj.weight"], loaded=["classifier.weight"])
+    got = judged(entries, head, saved, migrated=still, used=used, rules=rules)
+    assert got.missing == ("out.weight",) and got.unexpected == ("proj.weight",)
+    assert got.inference is not None
+    assert [r.pairs for r in got.inference.renames] == [(("proj.weight", "out.weight"),)]
 
 
 def test_passed_by_names_only_rules_that_moved_keys_in_order() -> None:
@@ -244,7 +267,8 @@ def test_passed_by_names_only_rules_that_moved_keys_in_order() -> None:
     saved = load(missing=list(model.entries), unexpected=list(entries))
     migrated = load(loaded=list(model.entries))
     rules = [(r"^b\.", "y."), (r"^z\.", None), (r"^a\.", "x.")]
-    used = {MIGRATED: {2: ["a.weight"], 1: [], 0: ["b.weight"], 7: ["c"]}}
+    # 3: no such rule (the child counts only the rules it was sent), never a crash
+    used = {MIGRATED: {2: ["a.weight"], 1: [], 0: ["b.weight"], 3: ["c"]}}
     got = judged(entries, model, saved, migrated=migrated, used=used, rules=rules)
     assert got.passed_by == ((r"^b\.", "y.", 1), (r"^a\.", "x.", 1))
 
@@ -312,3 +336,13 @@ def test_migrated_entries_carry_each_tensor_under_its_new_name() -> None:
     entries = {"fc.weight": t(4, 2), "drop.me": t(1), "keep": t(3)}
     got = migrated_entries(entries, [(r"^fc\.", "head."), (r"^drop\.", None)])
     assert got == {"head.weight": t(4, 2), "keep": t(3)}
+
+
+def test_a_judgement_built_from_its_failures_alone_has_nothing_else_to_say() -> None:
+    # the findings build one so in their own tests: every other part is empty, not absent
+    judgement = Judgement(missing=(), unexpected=(), shapes={}, dtypes={}, errors=())
+    assert not judgement.breaks
+    assert judgement.non_persistent == () and judgement.environment_breaks == ()
+    assert judgement.newly_tied == () and judgement.passed_by == () and judgement.shims == ()
+    assert dict(judgement.environmental) == {} and dict(judgement.locations) == {}
+    assert judgement.inference is None
