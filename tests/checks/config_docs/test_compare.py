@@ -100,10 +100,10 @@ def test_the_signature_follows_a_renamed_doc_and_names_the_whole_key() -> None:
 
 
 def test_a_value_nobody_can_know_statically_is_never_a_disagreement() -> None:
-    facts = [fact("a.yaml", "lr", UNKNOWN), fact("b.yaml", "lr", "0.2")]
-    got, documented = found(snapshot(facts, [says("lr", "0.5")]))
-    assert got == []
-    assert documented == {"a.yaml", "b.yaml"}  # it documents those files all the same
+    facts = [fact("a.yaml", "lr", UNKNOWN), fact("b.yaml", "lr", "0.2"), fact("c.yaml", "wd", "1")]
+    got, documented = found(snapshot(facts, [says("lr", "0.5"), says("wd", "2")]))
+    assert kinds(got) == [("value", ("value", "README.md", "wd", repr(("num", 2.0))))]
+    assert documented == {"a.yaml", "b.yaml", "c.yaml"}  # it documents those files all the same
 
 
 def test_a_fenced_blocks_key_names_only_the_whole_path() -> None:
@@ -139,8 +139,8 @@ def test_a_key_gone_names_the_new_key_holding_its_value_in_the_same_file() -> No
     base = snapshot([fact("a.yaml", "epochs", "3"), fact("a.yaml", "lr", "0.1")])
     head = snapshot(
         [
-            fact("a.yaml", "lr", "0.1"),  # there at base: not a new name
             fact("b.yaml", "num_epochs", "3"),  # another file
+            fact("a.yaml", "lr", "0.1"),  # there at base: not a new name
             fact("a.yaml", "warmup", "4"),  # another value
             fact("a.yaml", "num_epochs", "3"),
         ],
@@ -285,3 +285,58 @@ def test_the_fact_index_answers_each_key_once_and_the_same_way() -> None:
     assert index.named(says("lr", "0.1", rooted=True)).facts == ()
     key: Key = ("optim", "lr")
     assert index.by_place[("a.yaml", key)].value.text == "0.1"
+
+
+def whole(
+    kind: str,
+    signature: tuple[str, ...],
+    claim: Claim | None = None,
+    facts: tuple[Fact, ...] = (),
+    *,
+    why: str = "",
+    problem: Problem | None = None,
+    renamed: Key | None = None,
+) -> Disagreement:
+    """A disagreement with every part given: the parts a kind has no use for are empty."""
+    return Disagreement(
+        kind, signature, claim=claim, facts=facts, why=why, problem=problem, renamed=renamed,
+        line=None, suggestion=None,
+    )  # fmt: skip
+
+
+def test_each_kind_of_disagreement_carries_its_own_parts_and_no_others() -> None:
+    base = snapshot([fact("a.yaml", "epochs", "3"), fact("a.yaml", "lr", "0.1")])
+    value, gone = says("lr", "0.5"), says("epochs", "3")
+    imported = ImportClaim("README.md", 4, "pkg", None, "import pkg")
+    script = run("train.py")
+    broken = Problem("collision", "c.yaml", 4, "two keys", config=False)
+    head_facts = [fact("a.yaml", "lr", "0.1"), fact("a.yaml", "steps", "3")]
+    head = snapshot(head_facts, [value, gone, imported, script], [broken])
+    got, _ = found(head, base=base, unresolved={"pkg": "no module"}, missing=["train.py"])
+    assert got == [
+        whole("value", ("value", "README.md", "lr", repr(("num", 0.5))), value, (head.facts[0],)),
+        whole(
+            "key-gone", ("key-gone", "README.md", "epochs"), gone, (base.facts[0],),
+            renamed=("steps",),
+        ),
+        whole("import", ("import", "README.md", "pkg", ""), imported, why="no module"),
+        whole("path", ("path", "README.md", "train.py"), script),
+        whole("collision", ("collision", "c.yaml"), problem=broken),
+    ]  # fmt: skip
+    new = [*head_facts, fact("a.yaml", "warmup", "4")]
+    head = snapshot(new, [value])
+    index = FactIndex(head.facts)
+    assert undocumented(head, {"a.yaml"}, index, FactIndex(base.facts), {}) == [
+        whole("undocumented", ("undocumented", "a.yaml", "steps"), facts=(new[1],)),
+        whole("undocumented", ("undocumented", "a.yaml", "warmup"), facts=(new[2],)),
+    ]
+
+
+def test_signatures_name_a_nested_key_by_its_dotted_path() -> None:
+    base = snapshot([fact("a.yaml", "optim.lr", "0.1"), fact("a.yaml", "optim.wd", "1")])
+    head_facts = [fact("a.yaml", "optim.wd", "1"), fact("a.yaml", "optim.warmup.steps", "4")]
+    head = snapshot(head_facts, [says("optim.lr", "0.1"), says("optim.wd", "1")])
+    got, documented = found(head, base=base)
+    assert [d.signature for d in got] == [("key-gone", "README.md", "optim.lr")]
+    new = undocumented(head, documented, FactIndex(head.facts), FactIndex(base.facts), {})
+    assert [d.signature for d in new] == [("undocumented", "a.yaml", "optim.warmup.steps")]

@@ -380,3 +380,51 @@ def test_base_nondeterminism_is_a_note_and_a_site_only_where_calls_varied() -> N
     assert finding.message.startswith("Base's transform gave different outputs for `output`")
     assert "`data/aug.py:17` (`x`)" in finding.message
     assert "other.py" not in finding.message
+
+
+def test_an_allow_rule_for_outputs_covers_one_head_no_longer_returns() -> None:
+    rule = AllowRule(change="outputs", reason="the mask moved to the model")
+    result = judged(
+        lambda x: {"image": x.float() / 255},
+        base=lambda x: {"image": x.float() / 255, "mask": x[:1].float()},
+        allow=(rule,),
+    )
+    assert result.outcome is Outcome.PASS
+    assert [x.rule for x in result.suppressions] == ["allow: output.mask (outputs)"]
+
+
+def test_a_different_number_of_inputs_is_compared_by_name_without_a_crash() -> None:
+    result = DataCheck().judge(
+        your_inputs(to_float), your_inputs(to_float, to_float), DataSettings()
+    )
+    said = [f.message.split(" changed ")[0] for f in result.findings]
+    assert said == ["`output`", "`output (input 0)`", "`output (input 1)`"]
+
+
+def test_a_target_that_became_a_measurement_is_compared_as_values() -> None:
+    result = judged(
+        lambda x: (x.float() / 255, 3.5), base=lambda x: (x.float() / 255, torch.tensor(3))
+    )
+    assert result.outcome is Outcome.FAIL
+    (finding,) = result.findings
+    assert finding.message.startswith("`output[1]` changed")
+
+
+def test_a_changed_target_names_its_input_only_where_there_are_several() -> None:
+    one = DataCheck().judge(dataset_measured([1]), dataset_measured([3]), DataSettings())
+    (finding,) = one.findings
+    assert "targets changed for 1 of 1 sample (1 → 3)" in finding.message
+    two = DataCheck().judge(dataset_measured([1, 1]), dataset_measured([1, 3]), DataSettings())
+    (finding,) = two.findings
+    assert "targets changed for 1 of 2 samples (index 1: 1 → 3)" in finding.message
+
+
+def test_a_target_one_item_no_longer_returns_is_named_not_hidden() -> None:
+    base = dataset_measured([0, 1])
+    head = dataset_measured([0, 1])
+    head["runs"][1] = [encode((tensor_image().float() / 255 + 1,)), None]
+    result = DataCheck().judge(base, head, DataSettings())
+    (finding,) = result.findings
+    assert finding.message.startswith(
+        "`output[1] (index 1)` changed for the same input and seeds: head no longer returns it"
+    )
