@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import yaml
 from gradgate.checks.base import Finding, Severity
-from gradgate.checks.behaviour import compare
+from gradgate.checks.behaviour import compare, words
 from gradgate.checks.behaviour.deleted import deletion_lines
 from gradgate.checks.behaviour.facts import VariantFacts, parse
 from gradgate.checks.behaviour.settings import BehaviourSettings
@@ -286,3 +286,18 @@ def test_an_init_change_is_placed_at_its_modules_changed_line_and_can_be_allowed
     assert (finding.kind, finding.file, finding.line) == ("behaviour-init-changed", "model.py", 20)
     (finding,) = judge([facts()], [facts(same=same(init=init))], DIFF, [("blocks.0.attn", "ok")])
     assert finding.severity is Severity.NOTE
+
+
+def test_a_probe_after_training_not_measured_is_no_change() -> None:
+    assert judge([facts()], [facts(same=same(after={}))], DIFF) == []
+
+
+def test_a_changed_gradients_message_names_the_parameter_and_ends_with_the_hint() -> None:
+    gradients = {"equal": False, "count": 1, "differ": [{"parameter": "blocks.0.attn.w",
+                 "diff": 0.5, "scale": 1.0}]}  # fmt: skip
+    (finding,) = judge([facts()], [facts(same=same(gradients=gradients))], DIFF)
+    assert finding.message.startswith(
+        "With base's weights and the same batch, the outputs and the loss agree but the "
+        "gradients do not: `blocks.0.attn.w`, the first in backward order"
+    )
+    assert finding.message.endswith(f" {words.ALLOW_HINT}")
