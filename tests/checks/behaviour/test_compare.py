@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import yaml
 from gradgate.checks.base import Finding, Severity
-from gradgate.checks.behaviour import compare
+from gradgate.checks.behaviour import compare, words
 from gradgate.checks.behaviour.deleted import deletion_lines
 from gradgate.checks.behaviour.facts import VariantFacts, parse
 from gradgate.checks.behaviour.settings import BehaviourSettings
@@ -251,3 +251,53 @@ def test_a_changed_loss_points_at_the_line_changed_in_the_loss() -> None:
     diff = PullDiff({"train.py": (LineSpan(8, 8),)})
     (finding,) = judge([facts()], [head], diff)
     assert (finding.kind, finding.file, finding.line) == ("behaviour-loss-changed", "train.py", 8)
+
+
+def test_the_rules_that_accepted_findings_are_listed_for_every_variant() -> None:
+    changed = same(outputs={"equal": False, "index": 0, "diff": 2.0, "scale": 4.0}, first=FIRST)
+    base = [VariantFacts("a", {}), VariantFacts("b", {})]
+    head = [
+        VariantFacts("a", {}, changed, {"blocks.0.attn": ATTENTION}),
+        VariantFacts("b", {}, changed, {"blocks.0.attn": ATTENTION}),
+    ]
+    found, accepted = compare.judge(base, head, DIFF, [("blocks.*", "on purpose")])
+    assert [f.severity for f in found] == [Severity.NOTE, Severity.NOTE]
+    assert [rule.rule for rule in accepted] == ["allow: blocks.*", "allow: blocks.*"]
+
+
+def test_training_that_ends_elsewhere_names_the_buffers_at_their_modules_line() -> None:
+    buffers = [{"name": "blocks.0.attn.count", "diff": 1.0, "scale": 1.0}]
+    (finding,) = judge([facts()], [facts(same=same(buffers=buffers))], DIFF)
+    assert (finding.kind, finding.severity) == ("behaviour-training-changed", Severity.BLOCKING)
+    assert (finding.file, finding.line) == ("model.py", 20)
+    assert "two training steps end elsewhere: buffers `blocks.0.attn.count` differ" in (
+        finding.message
+    )
+    after = {"equal": False, "index": 0, "diff": 2.0, "scale": 4.0}
+    (finding,) = judge([facts()], [facts(same=same(after=after))], DIFF)
+    assert finding.kind == "behaviour-training-changed"
+    assert "end elsewhere: the eval outputs (" in finding.message
+    assert (finding.file, finding.line) == (None, None)  # no buffer: no module to point at
+
+
+def test_an_init_change_is_placed_at_its_modules_changed_line_and_can_be_allowed() -> None:
+    init = [{"name": "blocks.0.attn.w", "base": [0.0, 0.02], "head": [0.0, 0.05]}]
+    (finding,) = judge([facts()], [facts(same=same(init=init))], DIFF)
+    assert (finding.kind, finding.file, finding.line) == ("behaviour-init-changed", "model.py", 20)
+    (finding,) = judge([facts()], [facts(same=same(init=init))], DIFF, [("blocks.0.attn", "ok")])
+    assert finding.severity is Severity.NOTE
+
+
+def test_a_probe_after_training_not_measured_is_no_change() -> None:
+    assert judge([facts()], [facts(same=same(after={}))], DIFF) == []
+
+
+def test_a_changed_gradients_message_names_the_parameter_and_ends_with_the_hint() -> None:
+    gradients = {"equal": False, "count": 1, "differ": [{"parameter": "blocks.0.attn.w",
+                 "diff": 0.5, "scale": 1.0}]}  # fmt: skip
+    (finding,) = judge([facts()], [facts(same=same(gradients=gradients))], DIFF)
+    assert finding.message.startswith(
+        "With base's weights and the same batch, the outputs and the loss agree but the "
+        "gradients do not: `blocks.0.attn.w`, the first in backward order"
+    )
+    assert finding.message.endswith(f" {words.ALLOW_HINT}")

@@ -188,7 +188,10 @@ def test_a_changed_class_to_idx_names_the_classes() -> None:
         DataSettings(),
     )
     messages = " ".join(f.message for f in result.findings)
-    assert "class-index mapping changed: `cat` 0 → 1, `dog` 1 → 0" in messages
+    assert (
+        "`class_to_idx` changed for the same input and seeds: class-index mapping changed: "
+        "`cat` 0 → 1, `dog` 1 → 0" in messages
+    )
     assert "base 0 → head 1, base 1 → head 0" in messages
 
 
@@ -254,3 +257,174 @@ def test_a_changed_resize_interpolation_is_named(mode: str, size: tuple[int, int
     message = said(resize(mode), base=resize("bilinear"))
     assert "the resize interpolation (or antialiasing) changed" in message
     assert "shifted" not in message
+
+
+def test_a_transform_that_takes_another_input_form_names_both_forms() -> None:
+    base = {**measured(to_float), "form": "numpy"}
+    result = DataCheck().judge(base, measured(to_float), DataSettings())
+    assert result.outcome is Outcome.FAIL
+    (finding,) = result.findings  # the outputs are equal: the input form is the one change
+    assert finding.message.startswith(
+        "the transform's input changed for the same input and seeds: the transform took a "
+        "NumPy HWC uint8 array at base, a CHW uint8 tensor at head."
+    )
+    assert result.extra == {"input": "tensor", "outputs": 1}
+    # a form gradgate has no words for is named as the child sent it
+    odd = {**measured(to_float), "form": "bytes"}
+    (finding,) = DataCheck().judge(measured(to_float), odd, DataSettings()).findings
+    assert "took a CHW uint8 tensor at base, bytes at head" in finding.message
+    same = DataCheck().judge(base, {**measured(to_float), "form": "numpy"}, DataSettings())
+    assert same.outcome is Outcome.PASS
+
+
+def test_an_allow_rule_for_the_input_form_covers_it() -> None:
+    rule = AllowRule(change="input", reason="takes tensors now")
+    base = {**measured(to_float), "form": "pil"}
+    result = DataCheck().judge(base, measured(to_float), DataSettings(allow=(rule,)))
+    assert result.outcome is Outcome.PASS
+    assert [x.rule for x in result.suppressions] == ["allow: input (input)"]
+
+
+def test_an_output_head_no_longer_returns_or_newly_returns_is_named() -> None:
+    result = judged(
+        lambda x: {"image": x.float() / 255, "mask": x[:1].float() / 255},
+        base=lambda x: {"image": x.float() / 255, "label": 3, "extra": x[:1].float()},
+    )
+    assert result.outcome is Outcome.FAIL
+    assert [f.message.split(" changed ")[0] for f in result.findings] == [
+        "`output.extra`",
+        "`output.label`",
+        "`output.mask`",
+    ]
+    said = [f.message.split(": ", 1)[1].split(". If")[0] for f in result.findings]
+    assert said == [
+        "head no longer returns it",
+        "head no longer returns it",
+        "head newly returns it",
+    ]
+    # only the output both revisions return is counted as compared
+    assert result.extra["outputs"] == 1
+    assert "(1 output, input: tensor)" in result.summary
+
+
+def labelled_items(labels: list[int], *, flip: bool = False) -> dict[str, Any]:
+    """A dataset whose items are (target, image): the target's outputs sort first."""
+    images = [tensor_image().float() / 255 + i for i in range(len(labels))]
+    if flip:
+        images = [image.flip(0) for image in images]
+    runs = [[encode((label, image)), None] for image, label in zip(images, labels, strict=True)]
+    return {"form": "dataset", "runs": runs, "labels": [f"index {i}" for i in range(len(labels))]}
+
+
+def test_an_image_after_a_target_in_each_item_is_still_compared() -> None:
+    result = DataCheck().judge(
+        labelled_items([0, 1]), labelled_items([0, 1], flip=True), DataSettings()
+    )
+    assert result.outcome is Outcome.FAIL
+    subjects = [f.message.split(" changed ")[0] for f in result.findings]
+    assert subjects == ["`output[1] (index 0)`", "`output[1] (index 1)`"]
+    assert all("BGR ↔ RGB" in f.message for f in result.findings)
+
+
+@pytest.mark.parametrize(
+    ("form", "words"),
+    [
+        ("pil", "a PIL RGB image"),
+        ("yours", "your inputs"),
+        ("dataset", "your dataset's items"),
+    ],
+)
+def test_each_input_form_is_named_in_words(form: str, words: str) -> None:
+    base = {**measured(to_float), "form": form}
+    (finding,) = DataCheck().judge(base, measured(to_float), DataSettings()).findings
+    assert f"the transform took {words} at base, a CHW uint8 tensor at head" in finding.message
+
+
+def your_inputs(*transforms: Callable[[Any], Any]) -> dict[str, Any]:
+    """Your inputs (no labels sent): one run per input, each called twice."""
+    runs = [[encode(f(tensor_image())), encode(f(tensor_image()))] for f in transforms]
+    return {"form": "yours", "runs": runs}
+
+
+def test_several_inputs_without_labels_are_numbered() -> None:
+    flipped = lambda x: x.flip(0).float() / 255  # noqa: E731
+    result = DataCheck().judge(
+        your_inputs(to_float, to_float), your_inputs(to_float, flipped), DataSettings()
+    )
+    (finding,) = result.findings
+    assert finding.message.startswith("`output (input 1)` changed")
+
+
+def test_where_two_seeded_calls_differed_is_named_at_head() -> None:
+    noisy = measured(to_float)
+    noisy["runs"][0][1] = encode(to_float(tensor_image()) + 0.5)
+    noisy["unseeded"] = {"file": "data/aug.py", "line": 17, "code": "jitter = rng.random()"}
+    (finding,) = DataCheck().judge(measured(to_float), noisy, DataSettings()).findings
+    assert finding.severity is Severity.WARNING
+    assert "`data/aug.py:17` (`jitter = rng.random()`)" in finding.message
+    assert (finding.file, finding.line) == ("data/aug.py", 17)
+    # no code sent: the place alone
+    del noisy["unseeded"]["code"]
+    (finding,) = DataCheck().judge(measured(to_float), noisy, DataSettings()).findings
+    assert "`data/aug.py:17` (``)" in finding.message
+
+
+def test_base_nondeterminism_is_a_note_and_a_site_only_where_calls_varied() -> None:
+    noisy = measured(to_float)
+    noisy["runs"][0][1] = encode(to_float(tensor_image()) + 0.5)
+    noisy["unseeded"] = {"file": "data/aug.py", "line": 17, "code": "x"}
+    steady = {**measured(to_float), "unseeded": {"file": "other.py", "line": 2, "code": "y"}}
+    result = DataCheck().judge(noisy, steady, DataSettings())
+    (finding,) = result.findings
+    assert (finding.severity, finding.revision) == (Severity.NOTE, "base")
+    assert finding.message.startswith("Base's transform gave different outputs for `output`")
+    assert "`data/aug.py:17` (`x`)" in finding.message
+    assert "other.py" not in finding.message
+
+
+def test_an_allow_rule_for_outputs_covers_one_head_no_longer_returns() -> None:
+    rule = AllowRule(change="outputs", reason="the mask moved to the model")
+    result = judged(
+        lambda x: {"image": x.float() / 255},
+        base=lambda x: {"image": x.float() / 255, "mask": x[:1].float()},
+        allow=(rule,),
+    )
+    assert result.outcome is Outcome.PASS
+    assert [x.rule for x in result.suppressions] == ["allow: output.mask (outputs)"]
+
+
+def test_a_different_number_of_inputs_is_compared_by_name_without_a_crash() -> None:
+    result = DataCheck().judge(
+        your_inputs(to_float), your_inputs(to_float, to_float), DataSettings()
+    )
+    said = [f.message.split(" changed ")[0] for f in result.findings]
+    assert said == ["`output`", "`output (input 0)`", "`output (input 1)`"]
+
+
+def test_a_target_that_became_a_measurement_is_compared_as_values() -> None:
+    result = judged(
+        lambda x: (x.float() / 255, 3.5), base=lambda x: (x.float() / 255, torch.tensor(3))
+    )
+    assert result.outcome is Outcome.FAIL
+    (finding,) = result.findings
+    assert finding.message.startswith("`output[1]` changed")
+
+
+def test_a_changed_target_names_its_input_only_where_there_are_several() -> None:
+    one = DataCheck().judge(dataset_measured([1]), dataset_measured([3]), DataSettings())
+    (finding,) = one.findings
+    assert "targets changed for 1 of 1 sample (1 → 3)" in finding.message
+    two = DataCheck().judge(dataset_measured([1, 1]), dataset_measured([1, 3]), DataSettings())
+    (finding,) = two.findings
+    assert "targets changed for 1 of 2 samples (index 1: 1 → 3)" in finding.message
+
+
+def test_a_target_one_item_no_longer_returns_is_named_not_hidden() -> None:
+    base = dataset_measured([0, 1])
+    head = dataset_measured([0, 1])
+    head["runs"][1] = [encode((tensor_image().float() / 255 + 1,)), None]
+    result = DataCheck().judge(base, head, DataSettings())
+    (finding,) = result.findings
+    assert finding.message.startswith(
+        "`output[1] (index 1)` changed for the same input and seeds: head no longer returns it"
+    )
