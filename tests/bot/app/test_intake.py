@@ -410,3 +410,30 @@ def test_an_event_gradgate_does_not_act_on_is_ignored_whatever_it_holds(
     reason = f"event {event!r} is not one gradgate acts on"
     assert _ignored(intake(event, "d-5", payload(name))) == reason
     assert _ignored(intake(event, "d-5", {})) == reason
+
+
+# --- fields GitHub may leave out ----------------------------------------------------------------
+
+
+def test_a_push_without_its_times_or_replaced_head_still_runs_with_none() -> None:
+    event = _with(payload("pull_request/synchronize"), "pull_request.updated_at", _DROP)
+    del event["before"]
+    job = intake("pull_request", "d-1", event)
+    assert isinstance(job, Job) and job.at is None and job.before is None
+    assert job.head_sha == HEAD
+
+
+def test_a_comment_without_its_time_is_a_job_at_no_time() -> None:
+    event = _comment()
+    del event["comment"]["created_at"]
+    job = intake("issue_comment", "d-2", event)
+    assert isinstance(job, Job) and job.at is None
+
+
+def test_a_suite_that_lists_no_pull_requests_field_asks_the_server() -> None:
+    event = payload("check_suite/rerequested")
+    del event["check_suite"]["pull_requests"]
+    job = intake("check_suite", "d-4", event, pr_of_head=lambda repo, sha: 3)
+    assert isinstance(job, Job) and job.pr.number == 3
+    reason = "check_suite: no pull request gradgate knows has this head"
+    assert _ignored(intake("check_suite", "d-4", event)) == reason
