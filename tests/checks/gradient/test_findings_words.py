@@ -149,6 +149,10 @@ CASES: dict[str, tuple[RevisionFacts, RevisionFacts]] = {
     "two modules, one changed line": two_modules(),
     "two modules, no line changed": two_modules(),
     "allowed": pair("ok", "detached", "enc.w", "enc.b", "dec.w"),
+    "cut at the output, and a parameter frozen": (
+        facts("base", p("enc.w"), p("dec.w")),
+        facts("head", p("enc.w", "detached"), p("dec.w", "frozen"), output_grad=0),
+    ),
     "cut at the output": (
         facts("base", p("enc.w")),
         facts("head", p("enc.w", "detached"), output_grad=0),
@@ -216,3 +220,42 @@ def test_what_the_allow_rules_accepted_is_one_entry_per_rule_and_change() -> Non
         ("allow: dec.w (lost-gradient)", "config", "tried without it"),
     ]
     assert accepted(c, []) == []
+
+
+# Each kind of edit that cuts a parameter off, by the state it explains.
+EXPLAINS = [
+    *((look, construct) for look in ("detached", "no-grad") for construct in (
+        ".detach()", ".detach_()", ".data", "torch.no_grad", "torch.inference_mode",
+        "torch.set_grad_enabled",
+    )),
+    *(("frozen", construct) for construct in (".requires_grad_()", ".requires_grad",
+                                              "requires_grad=")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("look", "construct"), EXPLAINS)
+def test_a_finding_points_at_the_added_edit_that_explains_it(look: str, construct: str) -> None:
+    """Not at the first line the PR changed in the class (6): at the edit (8), or for a
+    freeze, at one anywhere in the PR (a training script)."""
+    base, head = sourced(pair("ok", look, "enc.w"))
+    path = "train.py" if look == "frozen" else "model.py"
+    diff = PullDiff(
+        {"model.py": (LineSpan(6, 6), LineSpan(8, 8)), path: (LineSpan(8, 8),)},
+        (GradientEdit(path, 8, construct),),
+    )
+    (finding,) = findings_for(compare(base, head), diff=diff)
+    assert (finding.file, finding.line, finding.revision) == (path, 8, "head")
+    assert finding.message.endswith(f" (it points at the `{construct}` this PR added.)")
+
+
+@pytest.mark.parametrize("look", ["detached", "no-grad", "frozen", "zero"])
+def test_an_edit_that_cannot_explain_the_state_is_not_pointed_at(look: str) -> None:
+    """A freeze does not explain a detached parameter, nor a `.detach()` a frozen one."""
+    base, head = sourced(pair("ok", look, "enc.w"))
+    construct = ".detach()" if look == "frozen" else ".requires_grad_()"
+    diff = PullDiff({"model.py": (LineSpan(6, 6), LineSpan(8, 8))}, (
+        GradientEdit("model.py", 8, construct),
+    ))  # fmt: skip
+    (finding,) = findings_for(compare(base, head), diff=diff)
+    assert (finding.file, finding.line) == ("model.py", 6)
+    assert "(it points at a line this PR changed in `Encoder`.)" in finding.message
