@@ -59,7 +59,10 @@ DETACH_IN_ENC = PullDiff(
 )
 DETACH_IN_BOTH = PullDiff(
     {"model.py": (LineSpan(7, 7), LineSpan(17, 17))},
-    (GradientEdit("model.py", 7, ".detach()"), GradientEdit("model.py", 17, ".detach()")),
+    (
+        GradientEdit("model.py", 7, ".detach()"),
+        GradientEdit("model.py", 17, ".detach()"),
+    ),
 )
 FREEZE_IN_TRAIN = PullDiff(
     {"model.py": (LineSpan(8, 8),), "train.py": (LineSpan(2, 2),)},
@@ -71,7 +74,9 @@ FREEZE_IN_TRAIN = PullDiff(
 ONLY_CHANGED = PullDiff({"model.py": (LineSpan(8, 9),)})
 
 
-def sourced(c: tuple[RevisionFacts, RevisionFacts]) -> tuple[RevisionFacts, RevisionFacts]:
+def sourced(
+    c: tuple[RevisionFacts, RevisionFacts],
+) -> tuple[RevisionFacts, RevisionFacts]:
     base, head = c
     return replace(base, sources=SOURCES), replace(head, sources=SOURCES)
 
@@ -113,7 +118,10 @@ CASES: dict[str, tuple[RevisionFacts, RevisionFacts]] = {
         for was, now in LOOK_CHANGES
         for names in (("enc.w",), ("enc.w", "enc.b"))
     },
-    "became a buffer, 1": (facts("base", p("enc.w")), facts("head", buffers=("enc.w",))),
+    "became a buffer, 1": (
+        facts("base", p("enc.w")),
+        facts("head", buffers=("enc.w",)),
+    ),
     "became buffers, 2": (
         facts("base", p("enc.w"), p("enc.b")),
         facts("head", buffers=("enc.w", "enc.b")),
@@ -128,7 +136,11 @@ CASES: dict[str, tuple[RevisionFacts, RevisionFacts]] = {
     ),
     "norm ratio, 2": (
         facts("base", replace(p("enc.w"), norms=(1.0,)), replace(p("enc.b"), norms=(1.0,))),
-        facts("head", replace(p("enc.w"), norms=(0.01,)), replace(p("enc.b"), norms=(0.02,))),
+        facts(
+            "head",
+            replace(p("enc.w"), norms=(0.01,)),
+            replace(p("enc.b"), norms=(0.02,)),
+        ),
     ),
     "gained as a note": pair("detached", "ok", "enc.w"),
     "gained as blocking": pair("detached", "ok", "enc.w", "dec.w"),
@@ -148,7 +160,13 @@ CASES: dict[str, tuple[RevisionFacts, RevisionFacts]] = {
     "two modules cut at two lines": two_modules(),
     "two modules, one changed line": two_modules(),
     "two modules, no line changed": two_modules(),
-    "allowed": pair("ok", "detached", "enc.w", "enc.b", "dec.w"),
+    "two modules, the second one changed": two_modules(),
+    "detached, a detach added outside its class": sourced(pair("ok", "detached", "enc.w")),
+    "gained from two states": (
+        facts("base", p("enc.w", "detached"), p("enc.b", "no-grad")),
+        facts("head", p("enc.w"), p("enc.b")),
+    ),
+    "allowed": pair("ok", "detached", "enc.w", "enc.b", "dec.w", "mid.w"),
     "cut at the output, and a parameter frozen": (
         facts("base", p("enc.w"), p("dec.w")),
         facts("head", p("enc.w", "detached"), p("dec.w", "frozen"), output_grad=0),
@@ -176,6 +194,13 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "two modules cut at one line": {"diff": DETACH_IN_ENC},
     "two modules cut at two lines": {"diff": DETACH_IN_BOTH},
     "two modules, one changed line": {"diff": ONLY_CHANGED},
+    "two modules, the second one changed": {"diff": PullDiff({"model.py": (LineSpan(17, 18),)})},
+    "detached, a detach added outside its class": {
+        "diff": PullDiff(
+            {"model.py": (LineSpan(8, 8),), "train.py": (LineSpan(2, 2),)},
+            (GradientEdit("train.py", 2, ".detach()"),),
+        )
+    },
     "allowed": {"allow": ALLOW},
 }
 
@@ -212,8 +237,9 @@ def test_the_severity_of_each_change_and_only_blocking_findings_carry_an_allow_r
 
 
 def test_what_the_allow_rules_accepted_is_one_entry_per_rule_and_change() -> None:
+    """`mid.w` lost its gradient too, unallowed; the anchor matches no rule and did not change."""
     c, _ = _case("allowed")
-    unused = AllowRule(pattern="nothing.*", reason="unused")
+    unused = AllowRule(pattern="anchor", reason="it did not change")
     assert accepted(c, ALLOW) == accepted(c, [*ALLOW, unused])
     assert [(s.rule, s.origin, s.reason) for s in accepted(c, ALLOW)] == [
         ("allow: enc.* (lost-gradient)", "config", "the encoder is frozen on purpose"),
