@@ -33,7 +33,7 @@ EPOCHS = ("max_epochs", "num_epochs", "n_epochs", "epochs", "num_train_epochs", 
 
 @pytest.mark.parametrize("word", STOPS)
 def test_a_stop_word_ends_the_phrase(word: str) -> None:
-    assert phrase_keys(f"{word} batch size") == ((("batch_size",), ("bs",)), "batch size")
+    assert phrase_keys(f"dropout {word} batch size") == ((("batch_size",), ("bs",)), "batch size")
     # whatever its case: "Default batch size" at a sentence's start
     assert phrase_keys(f"{word.capitalize()} dropout") == ((("dropout",),), "dropout")
 
