@@ -166,6 +166,27 @@ CASES: dict[str, tuple[RevisionFacts, RevisionFacts]] = {
         facts("base", p("enc.w", "detached"), p("enc.b", "no-grad")),
         facts("head", p("enc.w"), p("enc.b")),
     ),
+    "two kinds of change": (
+        facts("base", p("enc.w"), p("dec.w")),
+        facts("head", p("enc.w", "detached"), p("dec.w", "tiny")),
+    ),
+    "removed beside a new parameter": (
+        facts("base", p("enc.w"), p("enc.b")),
+        facts("head", p("enc.c")),
+    ),
+    "lost beside a new parameter": (
+        facts("base", p("enc.w"), p("enc.b")),
+        facts("head", p("enc.w", "detached"), p("enc.b", "detached"), p("enc.c")),
+    ),
+    "norm ratios in two modules": (
+        facts("base", *(replace(p(n), norms=(1.0,)) for n in ("enc.attn.w", "dec.attn.w"))),
+        facts(
+            "head",
+            replace(p("enc.attn.w"), norms=(20.0,)),
+            replace(p("dec.attn.w"), norms=(0.02,)),
+        ),
+    ),
+    "gained, an edit in its class": sourced(pair("detached", "ok", "enc.w")),
     "allowed": pair("ok", "detached", "enc.w", "enc.b", "dec.w", "mid.w"),
     "cut at the output, and a parameter frozen": (
         facts("base", p("enc.w"), p("dec.w")),
@@ -184,6 +205,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "gained as a note": {"gained": Severity.NOTE},
     "gained as blocking": {"gained": Severity.BLOCKING},
     "gained at a changed line": {"diff": ONLY_CHANGED},
+    "gained, an edit in its class": {"diff": DETACH_IN_ENC},
     "lost at the added detach": {"diff": DETACH_IN_ENC},
     "lost at a changed line": {"diff": replace(DETACH_IN_ENC, head_lines=ONLY_CHANGED.head_lines)},
     "never executed at a changed line": {"diff": DETACH_IN_ENC},
