@@ -105,7 +105,7 @@ def compare(path: str, full: str, base: Signature, head: Signature) -> Change | 
             and ((was := base_by_name.get(p.name)) is None or was.default is not None)
         ),
         defaults=tuple(  # of a parameter kept under its name (a renamed one is another)
-            (p.name, was.default, p.default)
+            (p.name, was.gets or was.default, p.gets or p.default)  # what callers get
             for p in (*head.positional, *head.keyword_only)
             if p.default is not None
             and p.name not in renamed.values()

@@ -28,10 +28,18 @@ class Param:
     # A `None` default the body replaces first thing (`x = 3 if x is None else x`): the syntax
     # tree of what it becomes, so `x=None` -> `x=3` is no change of what callers get.
     resolved_dump: str | None = None
+    resolved: str | None = None  # that value as code, when the default is a `None` sentinel
 
     @property
     def effective(self) -> str | None:
         return self.resolved_dump or self.default_dump
+
+    @property
+    def gets(self) -> str | None:
+        """What a call that leaves the parameter out gets, as code: the value a `None`
+        sentinel becomes in the body (diffusers 0.40: `use_system_prompt=None`, then
+        `self.config.default_use_system_prompt`), else the default as written."""
+        return self.resolved or self.default
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,14 +170,16 @@ def _param(
     names, for a default that names one."""
     if default is None:
         return Param(arg.arg, None, None)
+    sentinel = None
     if _is_none(default):
-        value = resolved.get(arg.arg)
+        value = sentinel = resolved.get(arg.arg)
     elif isinstance(default, ast.Name):
         value = constants.get(default.id)
     else:
         value = None
     return Param(arg.arg, ast.unparse(default), ast.dump(default),
-                 None if value is None else ast.dump(value))  # fmt: skip
+                 None if value is None else ast.dump(value),
+                 None if sentinel is None else ast.unparse(sentinel))  # fmt: skip
 
 
 def _sentinels(body: list[ast.stmt]) -> dict[str, ast.expr]:

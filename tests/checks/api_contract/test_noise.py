@@ -160,7 +160,24 @@ def test_a_none_sentinel_that_resolves_to_the_same_value_is_no_changed_default()
         assert change(head, base) is None, base  # and back
     base = "def f(x, scale=None):\n    scale = 3 if scale is None else scale\n    return x\n"
     found = change(base, "def f(x, scale=4):\n    return x * scale\n")
-    assert found is not None and found.defaults == (("scale", "None", "4"),)
+    assert found is not None and found.defaults == (("scale", "3", "4"),)  # what callers got
+
+
+def test_a_changed_default_names_what_a_none_sentinel_becomes_not_none() -> None:
+    # diffusers 0.40.0: `use_system_prompt=True` -> `use_system_prompt=None`, then
+    # `self.config.default_use_system_prompt`: callers that leave it out do not get `None`.
+    base = "class P:\n    def f(self, use_system_prompt=True):\n        return use_system_prompt\n"
+    head = (
+        "class P:\n    def f(self, use_system_prompt=None):\n"
+        "        if use_system_prompt is None:\n"
+        "            use_system_prompt = self.config.default_use_system_prompt\n"
+        "        return use_system_prompt\n"
+    )
+    found = change(base, head, "P.f")
+    assert found is not None
+    assert found.defaults == (
+        ("use_system_prompt", "True", "self.config.default_use_system_prompt"),
+    )
 
 
 def test_a_default_that_names_a_module_constant_of_the_same_value_is_no_change() -> None:
